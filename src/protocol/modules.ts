@@ -1,0 +1,176 @@
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, isAbsolute, resolve } from 'node:path';
+
+/** Files whose presence makes a folder a task module (SPEC 1). */
+export const MODULE_MARKERS = ['.index.json', '.index.md', '.target.md', '.working/.status.json'] as const;
+
+export const LIFECYCLE_STATUSES = [
+  'draft', 'planning', 'review', 'executing', 're-planning', 'complete', 'blocked', 'cancelled', 'evolving', 'satisfied',
+] as const;
+export type LifecycleStatus = (typeof LIFECYCLE_STATUSES)[number] | 'unknown';
+
+export interface TaskModule {
+  name: string;
+  /** Absolute, real path. */
+  dir: string;
+  /** The real path of the root it was found under. */
+  root: string;
+}
+
+export function isTaskModuleDir(dir: string): boolean {
+  return MODULE_MARKERS.some((m) => existsSync(join(dir, m)));
+}
+
+/** Task modules directly under each root, sorted by name; unreadable roots are skipped. */
+export function discoverModules(roots: readonly string[]): TaskModule[] {
+  const found = new Map<string, TaskModule>();
+  for (const r of roots) {
+    let root: string;
+    try {
+      root = realpathSync(r);
+    } catch {
+      continue;
+    }
+    let entries: string[];
+    try {
+      entries = readdirSync(root);
+    } catch {
+      continue;
+    }
+    for (const name of entries) {
+      const dir = join(root, name);
+      try {
+        if (!statSync(dir).isDirectory() || !isTaskModuleDir(dir)) continue;
+        const real = realpathSync(dir);
+        if (!found.has(real)) found.set(real, { name: basename(real), dir: real, root });
+      } catch {
+        /* vanished or unreadable: not a module now */
+      }
+    }
+  }
+  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name) || a.dir.localeCompare(b.dir));
+}
+
+export type ModuleResolution = { ok: true; module: TaskModule } | { ok: false; error: string };
+
+/**
+ * Resolves a path given by a user to a task module directly under one of the roots.
+ * The path may be relative (to cwd); it is handled as its real path from here on.
+ */
+export function resolveModule(path: string, roots: readonly string[], cwd = process.cwd()): ModuleResolution {
+  const abs = isAbsolute(path) ? path : resolve(cwd, path);
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return { ok: false, error: `no such task module: ${abs}` };
+  }
+  if (!statSync(real).isDirectory()) return { ok: false, error: `not a folder: ${real}` };
+  if (!isTaskModuleDir(real)) {
+    return { ok: false, error: `not a task module (no .index.json, .index.md, .target.md or .working/.status.json): ${real}` };
+  }
+  const parent = dirname(real);
+  for (const r of roots) {
+    let root: string;
+    try {
+      root = realpathSync(r);
+    } catch {
+      continue;
+    }
+    if (parent === root) return { ok: true, module: { name: basename(real), dir: real, root } };
+  }
+  return { ok: false, error: `${real} is not directly under a root (${roots.join(', ') || 'none'}); pass --root` };
+}
+
+function readJsonObject(path: string): Record<string, unknown> | undefined {
+  try {
+    const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The YAML-ish front matter of a markdown file: `key: value` lines between `---` fences. */
+export function parseFrontMatter(text: string): Record<string, string> {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  if (lines[0]?.trim() !== '---') return {};
+  const out: Record<string, string> = {};
+  for (const line of lines.slice(1)) {
+    if (line.trim() === '---') return out;
+    const m = /^([A-Za-z0-9_-]+)\s*:\s*(.*)$/.exec(line);
+    if (m) out[m[1]!] = m[2]!.trim().replace(/^(["'])(.*)\1$/, '$2');
+  }
+  return {}; // an unterminated fence is not front matter
+}
+
+function normaliseStatus(value: unknown): LifecycleStatus | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const v = value.trim().toLowerCase();
+  return (LIFECYCLE_STATUSES as readonly string[]).includes(v) ? (v as LifecycleStatus) : 'unknown';
+}
+
+export interface ModuleInfo {
+  status: LifecycleStatus;
+  title?: string;
+  /** From `.working/.status.json`. */
+  stage?: string;
+  updatedAt?: string;
+}
+
+/**
+ * The module's own lifecycle status: `.index.json` status, else `.index.md`
+ * front-matter `status:`, else `.working/.status.json` status (SPEC 1).
+ */
+export function readModuleInfo(dir: string): ModuleInfo {
+  const index = readJsonObject(join(dir, '.index.json'));
+  let front: Record<string, string> = {};
+  try {
+    front = parseFrontMatter(readFileSync(join(dir, '.index.md'), 'utf8'));
+  } catch { /* absent */ }
+  const working = readJsonObject(join(dir, '.working', '.status.json'));
+  const status = normaliseStatus(index?.status) ?? normaliseStatus(front.status) ?? normaliseStatus(working?.status) ?? 'unknown';
+  const title = [index?.title, front.title].find((t): t is string => typeof t === 'string' && t.trim() !== '');
+  const info: ModuleInfo = { status };
+  if (title) info.title = title;
+  if (typeof working?.stage === 'string') info.stage = working.stage;
+  if (typeof working?.updated_at === 'string') info.updatedAt = working.updated_at;
+  return info;
+}
+
+/**
+ * Whether `.target.md` says something beyond a template: a line that is not blank, not
+ * a heading, not an HTML comment and not a placeholder bullet.
+ */
+export function targetHasContent(text: string): boolean {
+  const withoutComments = text.replace(/<!--[\s\S]*?-->/g, '');
+  return withoutComments.split(/\r?\n/).some((raw) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return false;
+    if (/^[-*+]\s*(\[[ x]\])?\s*$/i.test(line)) return false; // an empty bullet or checkbox
+    if (/^(todo|tbd|\.\.\.|…)$/i.test(line)) return false;
+    if (/^[-*+]?\s*<[^>]*>\s*$/.test(line)) return false; // a <placeholder>
+    return true;
+  });
+}
+
+export function readTarget(dir: string): string | undefined {
+  try {
+    return readFileSync(join(dir, '.target.md'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a loop may not start on this module, or undefined when it may (SPEC 5.1 step 1). */
+export function startRefusal(dir: string): string | undefined {
+  const { status } = readModuleInfo(dir);
+  if (status === 'cancelled') return 'the task module is cancelled';
+  if (status === 'draft' && !targetHasContent(readTarget(dir) ?? '')) return 'fill .target.md first';
+  return undefined;
+}
+
+export function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}

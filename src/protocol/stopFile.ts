@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from './atomic.js';
+
+export const STOP_FILE = '.auto-stop';
+
+export const STOP_REASONS = ['timeout', 'max_iterations', 'user_stop', 'stall_limit', 'reasoning_loop'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+export interface StopRequest {
+  reason: StopReason;
+  timestamp: string;
+  force?: boolean;
+}
+
+export function stopFilePath(taskDir: string): string {
+  return join(taskDir, STOP_FILE);
+}
+
+/** Writes `.auto-stop` atomically (temp file in the same folder, then rename). */
+export function writeStopFile(taskDir: string, reason: StopReason, opts: { force?: boolean; now?: Date } = {}): StopRequest {
+  const request: StopRequest = { reason, timestamp: (opts.now ?? new Date()).toISOString() };
+  if (opts.force) request.force = true;
+  writeFileAtomic(stopFilePath(taskDir), `${JSON.stringify(request)}\n`);
+  return request;
+}
+
+/**
+ * Reads a stop file. A person may write it by hand, so anything unreadable or odd still
+ * means "stop": an unknown reason becomes `user_stop`.
+ */
+export function readStopFile(taskDir: string): StopRequest | undefined {
+  let text: string;
+  try {
+    text = readFileSync(stopFilePath(taskDir), 'utf8');
+  } catch {
+    return undefined;
+  }
+  return parseStopRequest(text);
+}
+
+export function parseStopRequest(text: string, now = new Date()): StopRequest {
+  let o: Record<string, unknown> = {};
+  try {
+    const raw: unknown = JSON.parse(text);
+    if (raw && typeof raw === 'object' && !Array.isArray(raw)) o = raw as Record<string, unknown>;
+  } catch { /* an empty or hand-written file still asks to stop */ }
+  const reason = (STOP_REASONS as readonly string[]).includes(o.reason as string) ? (o.reason as StopReason) : 'user_stop';
+  const request: StopRequest = { reason, timestamp: typeof o.timestamp === 'string' ? o.timestamp : now.toISOString() };
+  if (o.force === true) request.force = true;
+  return request;
+}

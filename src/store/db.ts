@@ -1,0 +1,47 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS } from './migrations.js';
+
+export type Db = Database.Database;
+
+/** Several autodeck processes share one file; a writer may hold the lock for a moment. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** Opens (creating when needed) the state database and migrates it forward. */
+export function openDb(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('journal_mode = WAL');
+  // WAL + NORMAL: durable across a process crash, one fsync per checkpoint instead of per commit.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`the database was written by a newer autodeck (schema ${current}, this one knows ${MIGRATIONS.length})`);
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    // IMMEDIATE: two processes opening a fresh file at once must not both migrate.
+    db.transaction(() => {
+      const now = db.pragma('user_version', { simple: true }) as number;
+      if (now !== v) return; // another process got there first
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+  }
+}
+
+/** SQLite's error for a UNIQUE / PRIMARY KEY violation: two starts of one loop. */
+export function isConstraintError(err: unknown): boolean {
+  return err instanceof Database.SqliteError && err.code.startsWith('SQLITE_CONSTRAINT');
+}
+
+export function isBusyError(err: unknown): boolean {
+  return err instanceof Database.SqliteError && (err.code === 'SQLITE_BUSY' || err.code.startsWith('SQLITE_BUSY_') || err.code === 'SQLITE_LOCKED');
+}

@@ -1,0 +1,32 @@
+import { openDb, type Db } from './db.js';
+import { LoopStore } from './loops.js';
+import { RunStore } from './runs.js';
+import { EventStore } from './events.js';
+
+/** The three tables behind one open connection. */
+export class Store {
+  readonly loops: LoopStore;
+  readonly runs: RunStore;
+  readonly events: EventStore;
+
+  constructor(readonly db: Db) {
+    this.loops = new LoopStore(db);
+    this.runs = new RunStore(db);
+    this.events = new EventStore(db);
+  }
+
+  static open(path: string): Store {
+    return new Store(openDb(path));
+  }
+
+  /** Runs `fn` in one transaction: a batch of updates costs one commit. */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  close(): void {
+    try {
+      this.db.close();
+    } catch { /* already closed */ }
+  }
+}

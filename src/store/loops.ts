@@ -1,0 +1,138 @@
+import type { Db } from './db.js';
+
+export const LOOP_STATUSES = ['starting', 'running', 'stalled', 'quota_wait', 'stopping', 'suspended', 'failed'] as const;
+export type LoopStatus = (typeof LOOP_STATUSES)[number];
+
+/** A `task_auto` row, as the rest of the program sees it. */
+export interface LoopRow {
+  session: string;
+  taskDir: string;
+  taskName: string;
+  root: string;
+  status: LoopStatus;
+  maxIterations: number;
+  timeoutMinutes: number;
+  iteration: number;
+  recoveryStep: number;
+  recoveryTotal: number;
+  lastCaptureHash: string;
+  stallCount: number;
+  quotaWaitSince: string;
+  startedAt: string;
+  lastSignalAt: string | null;
+  restartCount: number;
+  quotaWaitMs: number;
+  step: string;
+  result: string;
+  next: string;
+  checkpoint: string;
+  stopReason: string;
+  backend: string;
+  ownerPid: number | null;
+  ownerHost: string | null;
+  ownerHeartbeatAt: string | null;
+  agentArgv: string[];
+  settings: Record<string, unknown>;
+  agentPid: number | null;
+  forced: boolean;
+}
+
+/** Column for each field; the one place the two naming schemes meet. */
+const COLUMNS = {
+  session: 'session_name', taskDir: 'task_dir', taskName: 'task_name', root: 'root', status: 'status',
+  maxIterations: 'max_iterations', timeoutMinutes: 'timeout_minutes', iteration: 'iteration_count',
+  recoveryStep: 'recovery_count_step', recoveryTotal: 'recovery_count_total', lastCaptureHash: 'last_capture_hash',
+  stallCount: 'stall_count', quotaWaitSince: 'quota_wait_since', startedAt: 'started_at', lastSignalAt: 'last_signal_at',
+  restartCount: 'restart_count', quotaWaitMs: 'quota_wait_ms', step: 'step', result: 'result', next: 'next',
+  checkpoint: 'checkpoint', stopReason: 'stop_reason', backend: 'backend', ownerPid: 'owner_pid',
+  ownerHost: 'owner_host', ownerHeartbeatAt: 'owner_heartbeat_at', agentArgv: 'agent_argv', settings: 'settings_json',
+  agentPid: 'agent_pid', forced: 'forced',
+} as const satisfies Record<keyof LoopRow, string>;
+
+type Raw = Record<string, unknown>;
+
+function fromRaw(r: Raw): LoopRow {
+  const out: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(COLUMNS)) out[field] = r[column];
+  out.agentArgv = safeJson(r.agent_argv, []);
+  out.settings = safeJson(r.settings_json, {});
+  out.forced = r.forced === 1;
+  out.quotaWaitSince = r.quota_wait_since ?? '';
+  return out as unknown as LoopRow;
+}
+
+function toColumnValue(field: keyof LoopRow, value: unknown): unknown {
+  if (field === 'agentArgv' || field === 'settings') return JSON.stringify(value);
+  if (field === 'forced') return value ? 1 : 0;
+  return value;
+}
+
+function safeJson<T>(text: unknown, fallback: T): T {
+  try {
+    return typeof text === 'string' ? (JSON.parse(text) as T) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+export type NewLoop = Pick<LoopRow, 'session' | 'taskDir' | 'taskName' | 'root' | 'maxIterations' | 'timeoutMinutes' | 'startedAt' | 'backend' | 'ownerPid' | 'ownerHost' | 'ownerHeartbeatAt' | 'agentArgv' | 'settings'> & { status?: LoopStatus };
+
+/** The `task_auto` table: one row per active (or failed) loop. */
+export class LoopStore {
+  private readonly byTaskDir;
+  private readonly bySession;
+  private readonly all;
+  private readonly del;
+  private readonly delFailed;
+
+  constructor(private readonly db: Db) {
+    this.byTaskDir = db.prepare('SELECT * FROM task_auto WHERE task_dir = ?');
+    this.bySession = db.prepare('SELECT * FROM task_auto WHERE session_name = ?');
+    this.all = db.prepare('SELECT * FROM task_auto ORDER BY task_name, task_dir');
+    this.del = db.prepare('DELETE FROM task_auto WHERE session_name = ?');
+    this.delFailed = db.prepare("DELETE FROM task_auto WHERE (task_dir = ? OR session_name = ?) AND status = 'failed'");
+  }
+
+  /**
+   * Inserts a new loop row. A failed row of the same module is replaced (starting it
+   * again is how a person clears it); any other existing row makes the UNIQUE
+   * constraints throw, which callers turn into a conflict.
+   */
+  insert(loop: NewLoop): LoopRow {
+    const row: Partial<LoopRow> = { status: 'starting', ...loop };
+    const fields = Object.keys(row) as (keyof LoopRow)[];
+    const sql = `INSERT INTO task_auto (${fields.map((f) => COLUMNS[f]).join(', ')}) VALUES (${fields.map(() => '?').join(', ')})`;
+    this.db.transaction(() => {
+      this.delFailed.run(loop.taskDir, loop.session);
+      this.db.prepare(sql).run(...fields.map((f) => toColumnValue(f, row[f])));
+    }).immediate();
+    return this.get(loop.session)!;
+  }
+
+  get(session: string): LoopRow | undefined {
+    const r = this.bySession.get(session) as Raw | undefined;
+    return r ? fromRaw(r) : undefined;
+  }
+
+  getByTaskDir(taskDir: string): LoopRow | undefined {
+    const r = this.byTaskDir.get(taskDir) as Raw | undefined;
+    return r ? fromRaw(r) : undefined;
+  }
+
+  list(): LoopRow[] {
+    return (this.all.all() as Raw[]).map(fromRaw);
+  }
+
+  /** Updates some fields of one row; returns false when the row is gone. */
+  update(session: string, patch: Partial<LoopRow>): boolean {
+    const fields = (Object.keys(patch) as (keyof LoopRow)[]).filter((f) => f !== 'session');
+    if (fields.length === 0) return true;
+    const sql = `UPDATE task_auto SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(', ')} WHERE session_name = ?`;
+    const info = this.db.prepare(sql).run(...fields.map((f) => toColumnValue(f, patch[f])), session);
+    return info.changes > 0;
+  }
+
+  delete(session: string): void {
+    this.del.run(session);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Schema versions, applied in order; `PRAGMA user_version` counts how many ran.
+ * Never edit a migration that has shipped: add the next one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the seed's task_auto table with the additions of SPEC 4, runs and events.
+  `
+  CREATE TABLE task_auto (
+    session_name TEXT PRIMARY KEY,
+    task_dir TEXT NOT NULL UNIQUE,
+    status TEXT DEFAULT 'running',
+    max_iterations INTEGER DEFAULT 20,
+    timeout_minutes REAL DEFAULT 30,
+    iteration_count INTEGER DEFAULT 0,
+    recovery_count_step INTEGER DEFAULT 0,
+    recovery_count_total INTEGER DEFAULT 0,
+    last_capture_hash TEXT DEFAULT '',
+    stall_count INTEGER DEFAULT 0,
+    quota_wait_since TEXT DEFAULT '',
+    started_at TEXT,
+    last_signal_at TEXT,
+    restart_count INTEGER DEFAULT 0,
+    quota_wait_ms INTEGER DEFAULT 0,
+    step TEXT DEFAULT '', result TEXT DEFAULT '', next TEXT DEFAULT '', checkpoint TEXT DEFAULT '',
+    stop_reason TEXT DEFAULT '',
+    backend TEXT DEFAULT 'pty',
+    owner_pid INTEGER, owner_host TEXT, owner_heartbeat_at TEXT,
+    -- what a new owner needs to take the loop over (SPEC 5.6)
+    task_name TEXT DEFAULT '',
+    root TEXT DEFAULT '',
+    agent_argv TEXT DEFAULT '[]',
+    settings_json TEXT DEFAULT '{}',
+    agent_pid INTEGER,
+    forced INTEGER DEFAULT 0
+  );
+  CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_name TEXT NOT NULL,
+    task_dir TEXT NOT NULL,
+    task_name TEXT DEFAULT '',
+    started_at TEXT,
+    ended_at TEXT NOT NULL,
+    iterations INTEGER DEFAULT 0,
+    max_iterations INTEGER,
+    timeout_minutes REAL,
+    outcome TEXT NOT NULL,
+    stop_reason TEXT DEFAULT '',
+    forced INTEGER DEFAULT 0,
+    recoveries INTEGER DEFAULT 0,
+    restarts INTEGER DEFAULT 0,
+    quota_wait_ms INTEGER DEFAULT 0,
+    active_ms INTEGER DEFAULT 0
+  );
+  CREATE INDEX runs_task_dir ON runs (task_dir, ended_at);
+  CREATE INDEX runs_ended_at ON runs (ended_at);
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    session_name TEXT DEFAULT '',
+    task_dir TEXT DEFAULT '',
+    kind TEXT NOT NULL,
+    detail TEXT DEFAULT '{}'
+  );
+  CREATE INDEX events_task_dir ON events (task_dir, id);
+  `,
+];

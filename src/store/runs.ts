@@ -1,0 +1,62 @@
+import type { Db } from './db.js';
+
+export const OUTCOMES = [
+  'complete', 'blocked', 'merge_conflict', 'stopped', 'max_iterations', 'timeout', 'user_stop',
+  'stall_limit', 'reasoning_loop', 'killed', 'failed',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface RunRow {
+  id: number;
+  session: string;
+  taskDir: string;
+  taskName: string;
+  startedAt: string;
+  endedAt: string;
+  iterations: number;
+  maxIterations: number;
+  timeoutMinutes: number;
+  outcome: Outcome;
+  stopReason: string;
+  forced: boolean;
+  recoveries: number;
+  restarts: number;
+  quotaWaitMs: number;
+  activeMs: number;
+}
+
+export type NewRun = Omit<RunRow, 'id'>;
+
+const SELECT = `SELECT id, session_name AS session, task_dir AS taskDir, task_name AS taskName, started_at AS startedAt,
+  ended_at AS endedAt, iterations, max_iterations AS maxIterations, timeout_minutes AS timeoutMinutes, outcome,
+  stop_reason AS stopReason, forced, recoveries, restarts, quota_wait_ms AS quotaWaitMs, active_ms AS activeMs FROM runs`;
+
+function fromRaw(r: Record<string, unknown>): RunRow {
+  return { ...(r as unknown as RunRow), forced: r.forced === 1 };
+}
+
+/** The `runs` table: one row per finished loop. */
+export class RunStore {
+  private readonly ins;
+  private readonly recent;
+  private readonly recentFor;
+
+  constructor(db: Db) {
+    this.ins = db.prepare(`INSERT INTO runs (session_name, task_dir, task_name, started_at, ended_at, iterations,
+      max_iterations, timeout_minutes, outcome, stop_reason, forced, recoveries, restarts, quota_wait_ms, active_ms)
+      VALUES (@session, @taskDir, @taskName, @startedAt, @endedAt, @iterations, @maxIterations, @timeoutMinutes,
+      @outcome, @stopReason, @forced, @recoveries, @restarts, @quotaWaitMs, @activeMs)`);
+    this.recent = db.prepare(`${SELECT} ORDER BY id DESC LIMIT ?`);
+    this.recentFor = db.prepare(`${SELECT} WHERE task_dir = ? ORDER BY id DESC LIMIT ?`);
+  }
+
+  insert(run: NewRun): number {
+    return Number(this.ins.run({ ...run, forced: run.forced ? 1 : 0 }).lastInsertRowid);
+  }
+
+  /** Newest first. */
+  list(limit = 20, taskDir?: string): RunRow[] {
+    const rows = taskDir === undefined ? this.recent.all(limit) : this.recentFor.all(taskDir, limit);
+    return (rows as Record<string, unknown>[]).map(fromRaw);
+  }
+}
