@@ -1,0 +1,113 @@
+import meow from 'meow';
+import { meowFlags, settingsHelp } from './config/help.js';
+import { resolveSettings } from './config/settings.js';
+import { formatSettingError } from './config/errors.js';
+import { isBusyError } from './store/db.js';
+import { CliError, EXIT, type CommandContext } from './commands/context.js';
+
+const HELP = `
+  Usage
+    autodeck [--root DIR]...                 the dashboard (needs a terminal)
+    autodeck run TASK_DIR... [flags]         supervise loops headless, in the foreground
+    autodeck status [--json]                 every active loop and the last finished ones
+    autodeck stop TASK_DIR [--force]         ask a loop to stop (writes the stop file)
+    autodeck lookup TASK_DIR [--json]        which session runs this module (exit 1: none)
+    autodeck log [TASK_DIR] [--last N] [--json]   the event log
+    autodeck demo                            real loops on a demo workspace, with the simulated agent
+    autodeck sim TASK_DIR                    the simulated agent
+
+  Command flags
+    --json            machine-readable output (run: NDJSON events on stdout)
+    --force           stop: kill the agent at once
+    --last N          log: how many events (default 50)
+    --help, --version
+
+  Exit codes: 0 all went as asked (run: every loop complete), 1 a loop ended another
+  way or nothing was found, 2 usage or settings error, 3 conflict (already running),
+  130 interrupted.
+
+${settingsHelp().replace(/^/gm, '  ')}
+`;
+
+const COMMANDS = ['run', 'status', 'stop', 'lookup', 'log', 'sim', 'demo'] as const;
+type CommandName = (typeof COMMANDS)[number];
+
+async function dispatch(name: CommandName, ctx: CommandContext): Promise<number> {
+  switch (name) {
+    case 'run':
+      return (await import('./commands/run.js')).run(ctx);
+    case 'status':
+      return (await import('./commands/status.js')).status(ctx);
+    case 'stop':
+      return (await import('./commands/stop.js')).stop(ctx);
+    case 'lookup':
+      return (await import('./commands/lookup.js')).lookup(ctx);
+    case 'log':
+      return (await import('./commands/log.js')).log(ctx);
+    case 'sim':
+      return (await import('./commands/sim.js')).sim(ctx);
+    case 'demo':
+      return (await import('./commands/demo.js')).demo(ctx);
+  }
+}
+
+/** Without a terminal there is no dashboard: say what works instead (SPEC 6). */
+function noDashboard(interactive: boolean): number {
+  const why = interactive
+    ? 'the dashboard is not part of this version yet'
+    : 'the dashboard needs a terminal (stdin and stdout are not a TTY)';
+  process.stderr.write(`autodeck: ${why}; use "autodeck run TASK_DIR..." to supervise loops headless, ` +
+    `"autodeck status" to see them, or "autodeck --help"\n`);
+  return EXIT.usage;
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<number> {
+  const cli = meow(HELP, {
+    importMeta: import.meta,
+    argv,
+    allowUnknownFlags: false,
+    booleanDefault: undefined,
+    flags: {
+      ...meowFlags(),
+      json: { type: 'boolean' },
+      force: { type: 'boolean' },
+      last: { type: 'string' },
+    },
+  });
+  const [command, ...args] = cli.input;
+  if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {
+    process.stderr.write(`autodeck: unknown command "${command}"; see autodeck --help\n`);
+    return EXIT.usage;
+  }
+  const cwd = process.cwd();
+  const { value: settings, errors } = resolveSettings({ flags: cli.flags, env: process.env, cwd });
+  if (errors.length > 0) {
+    process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
+    return EXIT.usage;
+  }
+  if (command === undefined) return noDashboard(Boolean(process.stdin.isTTY && process.stdout.isTTY));
+  return dispatch(command as CommandName, { args, flags: cli.flags, settings, stdout: process.stdout, stderr: process.stderr, cwd });
+}
+
+function report(err: unknown): number {
+  if (err instanceof CliError) {
+    process.stderr.write(`${err.message}\n`);
+    return err.code;
+  }
+  if (isBusyError(err)) {
+    process.stderr.write('autodeck: the state database is locked by another process (waited 5 s); try again\n');
+    return EXIT.other;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`autodeck: ${message.split('\n')[0]}\n`);
+  if (process.env.AUTODECK_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  return EXIT.other;
+}
+
+function exit(code: number): void {
+  process.exitCode = code;
+  // A safety net: a handle left open (a closing watcher, a dying pty) must not hold the exit.
+  setTimeout(() => process.exit(code), 2000).unref();
+}
+
+main().then(exit, (err: unknown) => exit(report(err)));

@@ -1,0 +1,40 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEMO_MODULES, writeDemoWorkspace } from '../demo/workspace.js';
+import { line, type CommandContext } from './context.js';
+import { supervise } from './run.js';
+
+/** The CLI's own entry, so the demo's agent is this very autodeck's simulator. */
+const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
+
+/**
+ * `autodeck demo`: builds a throwaway workspace of task modules with different
+ * scenarios and runs real loops on it, the simulated agent standing in for Claude Code.
+ */
+export async function demo(ctx: CommandContext): Promise<number> {
+  const workspace = mkdtempSync(join(tmpdir(), 'autodeck-demo-'));
+  const root = join(workspace, 'AiTasks');
+  writeDemoWorkspace(root);
+  const settings = {
+    ...ctx.settings,
+    roots: [root],
+    db: join(workspace, 'state.db'),
+    agent: [process.execPath, BIN, 'sim', '{taskDir}'],
+    agentCwd: workspace,
+    heartbeatSeconds: 1,
+    graceSeconds: 10,
+  };
+  line(ctx.stderr, `autodeck demo: workspace ${workspace}`);
+  for (const m of DEMO_MODULES) line(ctx.stderr, `  ${m.name.padEnd(20)} ${m.shows}`);
+  line(ctx.stderr, '');
+  const requests = DEMO_MODULES.map((m) => ({
+    dir: join(root, m.name),
+    options: m.maxIterations ? { maxIterations: m.maxIterations } : {},
+  }));
+  await supervise({ ...ctx, settings }, requests);
+  line(ctx.stderr, '');
+  line(ctx.stderr, `See it again: autodeck status --db ${settings.db}   and   autodeck log --db ${settings.db}`);
+  return 0;
+}

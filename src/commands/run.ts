@@ -1,0 +1,85 @@
+import { Store } from '../store/index.js';
+import { Supervisor, StartRefused, type StartOptions } from '../supervisor/supervisor.js';
+import type { LoopEvent } from '../store/events.js';
+import type { RunRow } from '../store/runs.js';
+import { formatEvent, duration } from '../format/event.js';
+import { CliError, EXIT, line, type CommandContext } from './context.js';
+
+/** One loop to start: a task folder and, optionally, its own limits. */
+export interface StartRequest {
+  dir: string;
+  options?: StartOptions;
+}
+
+/**
+ * `autodeck run TASK_DIR...`: supervises loops in the foreground until they end.
+ * Exit: 0 every loop complete, 1 one ended another way, 3 a loop was already running,
+ * 130 interrupted (Ctrl-C asks the loops to stop; a second Ctrl-C kills them).
+ */
+export async function run(ctx: CommandContext): Promise<number> {
+  if (ctx.args.length === 0) throw new CliError('autodeck run: name at least one task module folder (autodeck run AiTasks/NAME)');
+  return supervise(ctx, ctx.args.map((dir) => ({ dir })));
+}
+
+/** Starts the loops, prints their events, and waits for them all to end (`run`, `demo`). */
+export async function supervise(ctx: CommandContext, requests: StartRequest[]): Promise<number> {
+  const store = Store.open(ctx.settings.db);
+  const supervisor = new Supervisor({ store, settings: ctx.settings });
+  const json = ctx.flags.json === true;
+  const names = new Map<string, string>();
+  supervisor.on('event', (e: LoopEvent) => {
+    if (json) line(ctx.stdout, JSON.stringify({ ...e, taskName: names.get(e.taskDir) }));
+    else line(ctx.stderr, formatEvent(e, names.get(e.taskDir)));
+  });
+  const runs: RunRow[] = [];
+  supervisor.on('ended', (r) => runs.push(r));
+
+  let conflicts = 0;
+  let usage: StartRefused | undefined;
+  for (const { dir, options } of requests) {
+    try {
+      const loop = supervisor.start(dir, options);
+      names.set(loop.taskDir, loop.row.taskName);
+    } catch (err) {
+      if (!(err instanceof StartRefused)) throw err;
+      line(ctx.stderr, `autodeck: ${err.message}`);
+      if (err.kind === 'conflict') conflicts++;
+      else usage ??= err;
+    }
+  }
+  if (supervisor.active().length === 0) {
+    supervisor.close();
+    store.close();
+    return usage ? EXIT.usage : EXIT.conflict;
+  }
+
+  let interrupts = 0;
+  const onInterrupt = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      line(ctx.stderr, 'autodeck: stopping loops (the agents finish their step); press Ctrl-C again to kill them');
+      supervisor.stopAll();
+    } else {
+      line(ctx.stderr, 'autodeck: killing loops');
+      supervisor.stopAll({ force: true });
+    }
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onInterrupt);
+  try {
+    await supervisor.whenIdle();
+  } finally {
+    for (const s of signals) process.off(s, onInterrupt);
+    supervisor.close();
+    store.close();
+  }
+  if (!json) {
+    for (const r of runs) {
+      line(ctx.stderr, `${r.taskName}: ${r.outcome}${r.forced ? ' (forced)' : ''} after ${r.iterations} iterations in ${duration(r.activeMs)}`);
+    }
+  }
+  if (interrupts > 0) return EXIT.interrupted;
+  if (usage) return EXIT.usage;
+  if (conflicts > 0) return EXIT.conflict;
+  return runs.every((r) => r.outcome === 'complete') ? EXIT.ok : EXIT.other;
+}

@@ -1,0 +1,43 @@
+import prettyMs from 'pretty-ms';
+import type { LoopEvent } from '../store/events.js';
+
+function clock(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toTimeString().slice(0, 8);
+}
+
+/** A duration for people: `1m 5s`, `850ms`. */
+export function duration(ms: number): string {
+  return prettyMs(Math.max(0, Math.round(ms)), { secondsDecimalDigits: 0, unitCount: 2 });
+}
+
+/** What an event says, in a few words. */
+export function describeEvent(e: LoopEvent): string {
+  const d = e.detail;
+  switch (e.kind) {
+    case 'started':
+      return `started (max ${d.maxIterations} iterations, timeout ${d.timeoutMinutes} min): ${(d.argv as string[] | undefined)?.join(' ') ?? ''}`;
+    case 'signal':
+      return `iteration ${d.iteration}: ${d.step}${d.checkpoint ? `(${d.checkpoint})` : ''} ${d.result} -> ${d.next}`;
+    case 'signal_invalid':
+      return `ignored an invalid signal: ${d.reason}`;
+    case 'stop_requested':
+      return `${d.force ? 'force stop' : 'stop'} requested (${d.reason}) by ${d.by}`;
+    case 'agent_exit':
+      return d.action ? `${d.action}: ${d.why}` : `agent exited (code ${d.exitCode}${d.signal ? `, signal ${d.signal}` : ''})`;
+    case 'restart':
+      return `restart ${d.attempt}/${d.limit} in ${duration(Number(d.inMs))}`;
+    case 'failed':
+      return String(d.message);
+    case 'ended':
+      return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
+    default:
+      return Object.keys(d).length ? JSON.stringify(d) : '';
+  }
+}
+
+/** One human line per event (`autodeck run` on stderr, `autodeck log`). */
+export function formatEvent(e: LoopEvent, name?: string): string {
+  const who = name ?? (e.taskDir.split('/').pop() || e.session);
+  return `${clock(e.at)}  ${who}  ${e.kind}  ${describeEvent(e)}`.trimEnd();
+}

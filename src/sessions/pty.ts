@@ -1,0 +1,107 @@
+import pty from 'node-pty';
+import xtermHeadless from '@xterm/headless';
+import type { Session, SessionExit, SpawnSpec } from './session.js';
+
+const { Terminal } = xtermHeadless;
+
+export const DEFAULT_COLS = 120;
+export const DEFAULT_ROWS = 40;
+/** Bounded so an agent that floods its output cannot grow our memory (SPEC 5.7). */
+export const SCROLLBACK_LINES = 1000;
+
+/**
+ * The default backend: the agent in a node-pty pseudo-terminal owned by this process,
+ * its output fed into a headless xterm so a capture is the screen a person would see.
+ */
+export class PtySession implements Session {
+  readonly backend = 'pty' as const;
+  readonly name: string;
+  readonly pid: number;
+  private readonly proc: pty.IPty;
+  private readonly term: InstanceType<typeof Terminal>;
+  private exitInfo: SessionExit | undefined;
+  private readonly exitListeners: ((e: SessionExit) => void)[] = [];
+  private readonly outputListeners = new Set<(data: string) => void>();
+  private disposed = false;
+
+  constructor(spec: SpawnSpec) {
+    const cols = spec.cols ?? DEFAULT_COLS;
+    const rows = spec.rows ?? DEFAULT_ROWS;
+    this.name = spec.name;
+    this.term = new Terminal({ cols, rows, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
+    const [file, ...args] = spec.argv;
+    if (!file) throw new Error('empty agent command');
+    // node-pty execs the file directly (no shell), in a new session: pid is the group leader.
+    this.proc = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: spec.cwd, env: spec.env });
+    this.pid = this.proc.pid;
+    this.proc.onData((data) => {
+      if (this.disposed) return;
+      this.term.write(data);
+      for (const l of this.outputListeners) l(data);
+    });
+    this.proc.onExit(({ exitCode, signal }) => {
+      this.exitInfo = { exitCode, signal };
+      for (const l of this.exitListeners.splice(0)) l(this.exitInfo);
+    });
+  }
+
+  get exited(): boolean {
+    return this.exitInfo !== undefined;
+  }
+
+  write(data: string): void {
+    if (this.exited || this.disposed) return;
+    try {
+      this.proc.write(data);
+    } catch { /* the agent exited between the check and the write */ }
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.disposed) return;
+    this.term.resize(cols, rows);
+    if (this.exited) return;
+    try {
+      this.proc.resize(cols, rows);
+    } catch { /* already exited: known and harmless */ }
+  }
+
+  screen(): string[] {
+    const buf = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) lines.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? '');
+    return lines;
+  }
+
+  onExit(listener: (exit: SessionExit) => void): void {
+    if (this.exitInfo) queueMicrotask(() => listener(this.exitInfo!));
+    else this.exitListeners.push(listener);
+  }
+
+  onOutput(listener: (data: string) => void): () => void {
+    this.outputListeners.add(listener);
+    return () => this.outputListeners.delete(listener);
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (this.exited) return;
+    try {
+      process.kill(-this.pid, signal); // the whole group: the agent's own children too
+    } catch {
+      try {
+        this.proc.kill(signal);
+      } catch { /* already gone */ }
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    if (!this.exited) this.kill('SIGKILL');
+    this.disposed = true;
+    this.outputListeners.clear();
+    this.term.dispose();
+  }
+}
+
+export function spawnPtySession(spec: SpawnSpec): Session {
+  return new PtySession(spec);
+}

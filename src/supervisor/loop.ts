@@ -1,0 +1,365 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
+import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
+import { removeIfPresent } from '../protocol/atomic.js';
+import type { Session, SessionExit, SessionFactory } from '../sessions/session.js';
+import type { Store } from '../store/index.js';
+import type { LoopRow } from '../store/loops.js';
+import type { EventKind } from '../store/events.js';
+import type { Outcome, RunRow } from '../store/runs.js';
+import { activeMs, applySignal, endOutcome, limitReached, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
+
+/** The settings one loop runs with; stored with its row so another owner can take it over. */
+export interface LoopSettings {
+  heartbeatSeconds: number;
+  stallThreshold: number;
+  graceSeconds: number;
+  restartLimit: number;
+}
+
+/** After SIGTERM, how long an agent has before SIGKILL (SPEC 5.2). */
+export const KILL_AFTER_TERM_MS = 5000;
+
+export interface LoopDeps {
+  store: Store;
+  spawn: SessionFactory;
+  now: () => number;
+  /** Records an event (database and listeners); called inside the loop's transactions. */
+  record: (row: LoopRow, kind: EventKind, detail: Record<string, unknown>) => void;
+  /** Something visible changed. */
+  changed: () => void;
+  /** The loop is over; its row is gone (or kept as failed). */
+  ended: (loop: Loop, run: RunRow) => void;
+}
+
+export interface LoopSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  settings: LoopSettings;
+}
+
+/**
+ * One supervised loop: its agent session, its file watcher and heartbeat, and the
+ * decisions of SPEC 5.2 and 5.5. Time comes from `deps.now`; the decisions themselves
+ * are the pure functions of limits.ts.
+ */
+export class Loop {
+  row: LoopRow;
+  session: Session | undefined;
+  private watcher: FSWatcher | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private lastSignalIdentity: string | undefined;
+  private lastStopIdentity: string | undefined;
+  private stopSignal: Signal | undefined;
+  private stopReason: StopReason | undefined;
+  private forceStop = false;
+  private forced = false;
+  private over = false;
+
+  constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
+    this.row = row;
+  }
+
+  get taskDir(): string {
+    return this.row.taskDir;
+  }
+
+  get ended(): boolean {
+    return this.over;
+  }
+
+  get stopping(): boolean {
+    return this.stopReason !== undefined || this.stopSignal !== undefined;
+  }
+
+  private file(name: string): string {
+    return join(this.row.taskDir, name);
+  }
+
+  /** Starts watching and the agent (SPEC 5.1 steps 3–5). */
+  begin(): void {
+    this.watch();
+    this.spawnAgent();
+    const every = Math.max(50, this.spec.settings.heartbeatSeconds * 1000);
+    this.heartbeat = setInterval(() => this.beat(), every);
+  }
+
+  private watch(): void {
+    const dir = this.row.taskDir;
+    const signalPath = this.file(SIGNAL_FILE);
+    const stopPath = this.file(STOP_FILE);
+    this.watcher = watch(dir, {
+      depth: 0,
+      ignoreInitial: true,
+      // Only our two files: everything else in the module is the agent's business.
+      ignored: (p: string) => p !== dir && p !== signalPath && p !== stopPath,
+    });
+    const onFile = (p: string): void => {
+      // chokidar may coalesce rapid writes: always re-read the file itself.
+      if (p === signalPath) this.checkSignal();
+      else if (p === stopPath) this.checkStopFile();
+    };
+    this.watcher.on('add', onFile).on('change', onFile);
+    this.watcher.on('error', (err) => this.event('error', { where: 'watcher', message: String(err) }));
+    this.watcher.on('ready', () => this.poll());
+  }
+
+  private spawnAgent(): void {
+    const [program] = this.spec.argv;
+    let session: Session;
+    try {
+      session = this.deps.spawn({
+        name: this.row.session, argv: this.spec.argv, cwd: this.spec.cwd, env: this.spec.env,
+      });
+    } catch (err) {
+      this.event('error', { where: 'spawn', program, message: (err as Error).message });
+      this.onAgentExit({ exitCode: 127 });
+      return;
+    }
+    this.session = session;
+    this.patch({ status: this.row.status === 'starting' ? 'running' : this.row.status, agentPid: session.pid });
+    session.onExit((exit) => {
+      if (this.session === session) this.onAgentExit(exit);
+    });
+  }
+
+  /** Cheap checks that do not wait for the watcher: limits, and files it may have missed. */
+  tick(): void {
+    if (this.over) return;
+    this.poll();
+    if (this.stopping) return;
+    const reason = limitReached(this.row, this.deps.now());
+    if (reason) this.requestStop(reason);
+  }
+
+  private poll(): void {
+    if (this.over) return;
+    if (currentIdentity(this.file(SIGNAL_FILE)) !== this.lastSignalIdentity) this.checkSignal();
+    if (currentIdentity(this.file(STOP_FILE)) !== this.lastStopIdentity) this.checkStopFile();
+  }
+
+  /** Heartbeat: capture the screen and count unchanged captures (SPEC 5.3). */
+  private beat(): void {
+    const session = this.session;
+    if (this.over || !session || session.exited) return;
+    const hash = createHash('sha1').update(session.screen().join('\n')).digest('hex');
+    const stallCount = hash === this.row.lastCaptureHash ? this.row.stallCount + 1 : 0;
+    if (stallCount !== this.row.stallCount || hash !== this.row.lastCaptureHash) {
+      this.patch({ lastCaptureHash: hash, stallCount });
+    }
+  }
+
+  /** Reads the newest signal; a file already applied is not applied twice. */
+  checkSignal(): void {
+    if (this.over) return;
+    const read = readSignalFile(this.file(SIGNAL_FILE));
+    if (read.identity === this.lastSignalIdentity) return;
+    this.lastSignalIdentity = read.identity;
+    if (!read.ok) {
+      if (read.reason !== 'absent') this.event('signal_invalid', { reason: read.reason });
+      return;
+    }
+    const signal = read.signal;
+    const { patch } = applySignal(this.row, signal, new Date(this.deps.now()));
+    if (this.row.status === 'starting' || this.row.status === 'stalled') Object.assign(patch, { status: 'running' });
+    this.deps.store.tx(() => {
+      this.patch(patch);
+      this.event('signal', { ...signal, iteration: this.row.iteration });
+    });
+    if (this.stopping) return;
+    if (signal.next === '(stop)') {
+      this.stopSignal = signal;
+      this.patch({ status: 'stopping' });
+      this.startGrace();
+      return;
+    }
+    const reason = limitReached(this.row, this.deps.now());
+    if (reason) this.requestStop(reason);
+  }
+
+  /** A stop file appeared: ours, or another process asking (SPEC 2.2). */
+  checkStopFile(): void {
+    if (this.over) return;
+    const path = this.file(STOP_FILE);
+    this.lastStopIdentity = currentIdentity(path);
+    if (this.lastStopIdentity === undefined) return;
+    const request = readStopFile(this.row.taskDir);
+    if (!request) return;
+    if (request.force && !this.forceStop) {
+      this.forceKill(request.reason, 'stop file');
+      return;
+    }
+    if (this.stopping) return;
+    this.stopReason = request.reason;
+    this.noteStopRequested(request.reason, false, 'stop file');
+  }
+
+  /** Asks the agent to stop by writing the stop file (SPEC 2.2); `force` kills at once. */
+  requestStop(reason: StopReason, opts: { force?: boolean } = {}): void {
+    if (this.over) return;
+    if (opts.force) {
+      if (this.forceStop) return;
+      this.writeStop(reason, true);
+      this.forceKill(reason, 'supervisor');
+      return;
+    }
+    if (this.stopping) return;
+    this.stopReason = reason;
+    this.writeStop(reason, false);
+    this.noteStopRequested(reason, false, 'supervisor');
+  }
+
+  private writeStop(reason: StopReason, force: boolean): void {
+    try {
+      writeStopFile(this.row.taskDir, reason, { force, now: new Date(this.deps.now()) });
+      this.lastStopIdentity = currentIdentity(this.file(STOP_FILE));
+    } catch (err) {
+      this.event('error', { where: 'stop file', message: (err as Error).message });
+    }
+  }
+
+  private noteStopRequested(reason: StopReason, force: boolean, by: string): void {
+    this.deps.store.tx(() => {
+      this.patch({ status: 'stopping', stopReason: reason });
+      this.event('stop_requested', { reason, force, by });
+    });
+    if (!this.agentAlive()) this.finish();
+    else this.startGrace();
+  }
+
+  private forceKill(reason: StopReason, by: string): void {
+    this.forceStop = true;
+    this.stopReason ??= reason;
+    if (this.agentAlive()) this.forced = true;
+    this.deps.store.tx(() => {
+      this.patch({ status: 'stopping', stopReason: this.stopReason ?? reason, forced: this.forced });
+      this.event('stop_requested', { reason, force: true, by });
+    });
+    if (this.agentAlive()) this.session!.kill('SIGKILL');
+    else this.finish();
+  }
+
+  /** The grace time bounds an agent that stays busy after a stop (SPEC 5.2). */
+  private startGrace(): void {
+    this.later(this.spec.settings.graceSeconds * 1000, () => {
+      if (!this.agentAlive()) return;
+      this.forced = true;
+      this.patch({ forced: true });
+      this.event('agent_exit', { action: 'SIGTERM', why: `still running ${this.spec.settings.graceSeconds}s after the stop` });
+      this.session!.kill('SIGTERM');
+      this.later(KILL_AFTER_TERM_MS, () => {
+        if (this.agentAlive()) this.session!.kill('SIGKILL');
+      });
+    });
+  }
+
+  private agentAlive(): boolean {
+    return this.session !== undefined && !this.session.exited;
+  }
+
+  private onAgentExit(exit: SessionExit): void {
+    if (this.over) return;
+    // The final signal or a stop file may have landed just before the exit, ahead of the watcher.
+    this.checkSignal();
+    this.checkStopFile();
+    if (this.over) return;
+    this.event('agent_exit', { exitCode: exit.exitCode, signal: exit.signal ?? null });
+    this.session?.dispose();
+    this.session = undefined;
+    if (this.stopping) {
+      this.finish();
+      return;
+    }
+    // A crash (SPEC 5.5): restart with backoff unless the limit is reached.
+    if (this.row.restartCount >= this.spec.settings.restartLimit) {
+      this.fail();
+      return;
+    }
+    const attempt = this.row.restartCount + 1;
+    const delay = restartBackoffMs(attempt);
+    this.deps.store.tx(() => {
+      this.patch({ restartCount: attempt, status: 'starting', agentPid: null });
+      this.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode });
+    });
+    this.later(delay, () => {
+      if (!this.over && !this.stopping) this.spawnAgent();
+    });
+  }
+
+  /** The loop is over: clean up and record the run (SPEC 5.5). */
+  finish(): void {
+    const outcome = endOutcome({ stopSignal: this.stopSignal, stopReason: this.stopReason, forceStop: this.forceStop });
+    this.end(outcome, false);
+  }
+
+  private fail(): void {
+    this.end('failed', true);
+  }
+
+  private end(outcome: Outcome, keepRow: boolean): void {
+    if (this.over) return;
+    this.over = true;
+    this.stopTimers();
+    void this.watcher?.close();
+    this.session?.dispose();
+    for (const name of [SIGNAL_FILE, SIGNAL_TMP_FILE, STOP_FILE]) {
+      try {
+        removeIfPresent(this.file(name));
+      } catch { /* a folder gone or read-only: nothing more to clean */ }
+    }
+    const now = this.deps.now();
+    const row = this.row;
+    const run: Omit<RunRow, 'id'> = {
+      session: row.session, taskDir: row.taskDir, taskName: row.taskName, startedAt: row.startedAt,
+      endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
+      timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? '', forced: this.forced,
+      recoveries: row.recoveryTotal, restarts: row.restartCount, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
+    };
+    let id = 0;
+    this.deps.store.tx(() => {
+      id = this.deps.store.runs.insert(run);
+      if (keepRow) {
+        this.patch({ status: 'failed', agentPid: null });
+        this.event('failed', { message: RESTART_LIMIT_MESSAGE, restarts: row.restartCount });
+      } else {
+        this.deps.store.loops.delete(row.session);
+      }
+      this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
+    });
+    this.deps.ended(this, { id, ...run });
+  }
+
+  /** Stops the loop's timers and watcher without ending it (the process is going away). */
+  detach(): void {
+    this.stopTimers();
+    void this.watcher?.close();
+  }
+
+  private stopTimers(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private patch(patch: Partial<LoopRow>): void {
+    this.row = { ...this.row, ...patch };
+    if (!this.over || patch.status === 'failed') this.deps.store.loops.update(this.row.session, patch);
+    this.deps.changed();
+  }
+
+  private event(kind: EventKind, detail: Record<string, unknown>): void {
+    this.deps.record(this.row, kind, detail);
+  }
+}

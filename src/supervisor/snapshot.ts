@@ -1,0 +1,79 @@
+import type { LoopRow } from '../store/loops.js';
+import type { RunRow } from '../store/runs.js';
+import { activeMs } from './limits.js';
+
+/** One loop as `status --json` and the REST API show it (SPEC 6). */
+export interface LoopStatusJson {
+  session: string;
+  taskDir: string;
+  taskName: string;
+  status: string;
+  iteration: number;
+  maxIterations: number;
+  step: string;
+  result: string;
+  next: string;
+  checkpoint: string;
+  elapsedMs: number;
+  activeMs: number;
+  timeoutMinutes: number;
+  stallCount: number;
+  recoveryStep: number;
+  recoveryTotal: number;
+  restartCount: number;
+  quotaWaitSince: string | null;
+  quotaWaitMs: number;
+  startedAt: string;
+  lastSignalAt: string | null;
+  stopReason: string;
+  backend: string;
+  owner: { pid: number | null; host: string | null; alive: boolean; heartbeatAt: string | null };
+}
+
+export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean): LoopStatusJson {
+  return {
+    session: row.session,
+    taskDir: row.taskDir,
+    taskName: row.taskName,
+    status: row.status,
+    iteration: row.iteration,
+    maxIterations: row.maxIterations,
+    step: row.step,
+    result: row.result,
+    next: row.next,
+    checkpoint: row.checkpoint,
+    elapsedMs: Math.max(0, now - Date.parse(row.startedAt)),
+    activeMs: activeMs(row, now),
+    timeoutMinutes: row.timeoutMinutes,
+    stallCount: row.stallCount,
+    recoveryStep: row.recoveryStep,
+    recoveryTotal: row.recoveryTotal,
+    restartCount: row.restartCount,
+    quotaWaitSince: row.quotaWaitSince || null,
+    quotaWaitMs: row.quotaWaitMs,
+    startedAt: row.startedAt,
+    lastSignalAt: row.lastSignalAt,
+    stopReason: row.stopReason,
+    backend: row.backend,
+    owner: { pid: row.ownerPid, host: row.ownerHost, alive: ownerIsAlive, heartbeatAt: row.ownerHeartbeatAt },
+  };
+}
+
+/** One finished run as `status --json` lists it under `recent`. */
+export function runJson(run: RunRow): Record<string, unknown> {
+  return {
+    taskDir: run.taskDir,
+    taskName: run.taskName,
+    session: run.session,
+    outcome: run.outcome,
+    forced: run.forced,
+    iterations: run.iterations,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt,
+    stopReason: run.stopReason,
+    activeMs: run.activeMs,
+    recoveries: run.recoveries,
+    restarts: run.restarts,
+    quotaWaitMs: run.quotaWaitMs,
+  };
+}

@@ -1,0 +1,233 @@
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agent/command.js';
+import { gitTopLevel, sessionName } from '../paths.js';
+import { removeIfPresent } from '../protocol/atomic.js';
+import { resolveModule, startRefusal } from '../protocol/modules.js';
+import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
+import { STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
+import { spawnPtySession } from '../sessions/pty.js';
+import type { SessionFactory } from '../sessions/session.js';
+import { isConstraintError } from '../store/db.js';
+import type { EventKind, LoopEvent } from '../store/events.js';
+import type { Store } from '../store/index.js';
+import type { LoopRow } from '../store/loops.js';
+import type { RunRow } from '../store/runs.js';
+import { Loop, type LoopSettings } from './loop.js';
+import { join } from 'node:path';
+
+/** What the supervisor needs of the settings (SPEC 3). */
+export interface SupervisorSettings extends LoopSettings {
+  agent: string[];
+  agentCwd?: string | undefined;
+  backend: 'pty' | 'tmux';
+  db: string;
+  roots: string[];
+  maxIterations: number;
+  timeoutMinutes: number;
+}
+
+/** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
+export class StartRefused extends Error {
+  constructor(readonly kind: 'usage' | 'conflict', message: string) {
+    super(message);
+    this.name = 'StartRefused';
+  }
+}
+
+export interface StartOptions {
+  maxIterations?: number;
+  timeoutMinutes?: number;
+}
+
+export interface SupervisorOptions {
+  store: Store;
+  settings: SupervisorSettings;
+  now?: () => number;
+  spawn?: SessionFactory;
+  host?: string;
+  pid?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** How often the cheap per-loop checks run (limits, missed file events, owner lease). */
+export const TICK_MS = 500;
+/** How often the owner heartbeat is written; well inside the 5-minute lease. */
+export const LEASE_REFRESH_MS = 15_000;
+
+interface SupervisorEvents {
+  event: [LoopEvent];
+  change: [];
+  ended: [RunRow];
+}
+
+/**
+ * Owns the loops of this process: starts them, routes stop requests, keeps the owner
+ * lease fresh, and reports every event. Screens and CLIs listen; they never reach in.
+ */
+export class Supervisor extends EventEmitter<SupervisorEvents> {
+  readonly store: Store;
+  readonly settings: SupervisorSettings;
+  readonly host: string;
+  readonly pid: number;
+  private readonly now: () => number;
+  private readonly spawn: SessionFactory;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly loops = new Map<string, Loop>();
+  private readonly ticker: NodeJS.Timeout;
+  private lastLeaseAt = 0;
+
+  constructor(opts: SupervisorOptions) {
+    super();
+    this.store = opts.store;
+    this.settings = opts.settings;
+    this.now = opts.now ?? Date.now;
+    this.spawn = opts.spawn ?? spawnPtySession;
+    this.host = opts.host ?? hostname();
+    this.pid = opts.pid ?? process.pid;
+    this.env = opts.env ?? process.env;
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
+  }
+
+  /** Loops owned by this process, by task folder. */
+  active(): Loop[] {
+    return [...this.loops.values()];
+  }
+
+  /** Starts a loop on a task module (SPEC 5.1). Throws StartRefused. */
+  start(path: string, opts: StartOptions = {}): Loop {
+    const resolved = resolveModule(path, this.settings.roots);
+    if (!resolved.ok) throw new StartRefused('usage', resolved.error);
+    const { module } = resolved;
+    const refusal = startRefusal(module.dir);
+    if (refusal) throw new StartRefused('usage', `${module.name}: ${refusal}`);
+    const session = sessionName(module.name, module.dir);
+    const existing = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
+    if (existing && existing.status !== 'failed') throw this.conflict(existing);
+
+    const argv = expandAgentArgv(this.settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
+    const cwd = this.settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
+    const program = argv[0] ? resolveProgram(argv[0], this.env, cwd) : undefined;
+    if (!program) throw new StartRefused('usage', missingProgramMessage(argv[0] ?? ''));
+    argv[0] = program;
+
+    const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
+    const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
+    const loopSettings: LoopSettings = {
+      heartbeatSeconds: this.settings.heartbeatSeconds, stallThreshold: this.settings.stallThreshold,
+      graceSeconds: this.settings.graceSeconds, restartLimit: this.settings.restartLimit,
+    };
+    const nowIso = new Date(this.now()).toISOString();
+    let row: LoopRow;
+    try {
+      row = this.store.loops.insert({
+        session, taskDir: module.dir, taskName: module.name, root: module.root, maxIterations, timeoutMinutes,
+        startedAt: nowIso, backend: this.settings.backend, ownerPid: this.pid, ownerHost: this.host,
+        ownerHeartbeatAt: nowIso, agentArgv: argv, settings: loopSettings as unknown as Record<string, unknown>,
+      });
+    } catch (err) {
+      // The database is the final guard against two processes starting one loop at once.
+      if (isConstraintError(err)) {
+        const winner = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
+        throw winner ? this.conflict(winner) : new StartRefused('conflict', `${module.name}: a loop is already running`);
+      }
+      throw err;
+    }
+    // A stop file left by an earlier loop would end this one at once; an old signal would skew its counters.
+    for (const name of [STOP_FILE, SIGNAL_FILE, SIGNAL_TMP_FILE]) removeIfPresent(join(module.dir, name));
+
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
+    Object.assign(env, { AUTODECK_TASK_DIR: module.dir, AUTODECK_SESSION: session, AUTODECK_DB: this.settings.db });
+
+    const loop = new Loop(row, { argv, cwd, env, settings: loopSettings }, {
+      store: this.store,
+      spawn: this.spawn,
+      now: this.now,
+      record: (r, kind, detail) => this.record(r, kind, detail),
+      changed: () => this.emit('change'),
+      ended: (l, run) => this.onEnded(l, run),
+    });
+    this.loops.set(module.dir, loop);
+    this.record(row, 'started', { maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid });
+    loop.begin();
+    this.emit('change');
+    return loop;
+  }
+
+  private conflict(existing: LoopRow): StartRefused {
+    const owner = existing.ownerPid ? ` by autodeck pid ${existing.ownerPid} on ${existing.ownerHost}` : '';
+    return new StartRefused('conflict', `${existing.taskName || existing.taskDir}: a loop is already ${existing.status} in session ${existing.session}${owner}`);
+  }
+
+  /**
+   * Asks a loop to stop. Loops of this process stop directly; for any other loop the
+   * stop file is written, which its owner's watcher turns into a stop (SPEC 2.2).
+   * Returns false when no loop runs on that module.
+   */
+  stop(taskDir: string, opts: { force?: boolean; reason?: StopReason } = {}): boolean {
+    const reason = opts.reason ?? 'user_stop';
+    const mine = this.loops.get(taskDir);
+    if (mine) {
+      mine.requestStop(reason, { force: opts.force ?? false });
+      return true;
+    }
+    const row = this.store.loops.getByTaskDir(taskDir);
+    if (!row || row.status === 'failed') return false;
+    writeStopFile(taskDir, reason, { force: opts.force ?? false, now: new Date(this.now()) });
+    return true;
+  }
+
+  /** Stops every loop of this process. */
+  stopAll(opts: { force?: boolean } = {}): void {
+    for (const loop of this.active()) loop.requestStop('user_stop', opts);
+  }
+
+  /** Resolves once this process owns no running loop. */
+  whenIdle(): Promise<void> {
+    if (this.loops.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.loops.size > 0) return;
+        this.off('ended', check);
+        resolve();
+      };
+      this.on('ended', check);
+    });
+  }
+
+  private onEnded(loop: Loop, run: RunRow): void {
+    this.loops.delete(loop.taskDir);
+    this.emit('ended', run);
+    this.emit('change');
+  }
+
+  private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>): void {
+    const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, kind, detail };
+    try {
+      event.id = this.store.events.insert(event);
+    } catch (err) {
+      // The log must never take a loop down; the listeners still hear of it.
+      event.detail = { ...detail, logError: (err as Error).message };
+    }
+    this.emit('event', event);
+  }
+
+  private tick(): void {
+    for (const loop of this.active()) loop.tick();
+    const now = this.now();
+    if (now - this.lastLeaseAt >= LEASE_REFRESH_MS && this.loops.size > 0) {
+      this.lastLeaseAt = now;
+      const at = new Date(now).toISOString();
+      this.store.tx(() => {
+        for (const loop of this.active()) this.store.loops.update(loop.row.session, { ownerHeartbeatAt: at });
+      });
+    }
+  }
+
+  /** Stops timers and watchers; loops' rows stay for the next owner (SPEC 5.6). */
+  close(): void {
+    clearInterval(this.ticker);
+    for (const loop of this.active()) loop.detach();
+  }
+}
