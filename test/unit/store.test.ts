@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Store } from '../../src/store/index.js';
+import { isBusyError, isConstraintError, openDb } from '../../src/store/db.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import type { NewLoop } from '../../src/store/loops.js';
+
+const dbPath = (): string => join(mkdtempSync(join(tmpdir(), 'autodeck-db-')), 'nested', 'state.db');
+const newLoop = (o: Partial<NewLoop> = {}): NewLoop => ({
+  session: 'auto-a-123456', taskDir: '/t/a', taskName: 'a', root: '/t', maxIterations: 20, timeoutMinutes: 30,
+  startedAt: '2026-11-22T05:00:00.000Z', backend: 'pty', ownerPid: 1, ownerHost: 'h', ownerHeartbeatAt: '2026-11-22T05:00:00.000Z',
+  agentArgv: ['node', 'x y'], settings: { graceSeconds: 1 }, ...o,
+});
+
+describe('the state database', () => {
+  it('creates its folder, uses WAL and a busy timeout, and records its schema version', () => {
+    const path = dbPath();
+    const db = openDb(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(5000);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+    // opening again migrates nothing and loses nothing
+    const again = Store.open(path);
+    again.loops.insert(newLoop());
+    again.close();
+    expect(Store.open(path).loops.list()).toHaveLength(1);
+  });
+
+  it('has the seed columns of task_auto with their defaults', () => {
+    const store = Store.open(dbPath());
+    const cols = (store.db.prepare('PRAGMA table_info(task_auto)').all() as { name: string; dflt_value: string | null }[]);
+    const byName = new Map(cols.map((c) => [c.name, c.dflt_value]));
+    for (const c of ['session_name', 'task_dir', 'status', 'max_iterations', 'timeout_minutes', 'iteration_count',
+      'recovery_count_step', 'recovery_count_total', 'last_capture_hash', 'stall_count', 'quota_wait_since', 'started_at',
+      'last_signal_at', 'restart_count', 'quota_wait_ms', 'step', 'result', 'next', 'checkpoint', 'stop_reason', 'backend',
+      'owner_pid', 'owner_host', 'owner_heartbeat_at']) expect(byName.has(c), c).toBe(true);
+    expect(byName.get('status')).toBe("'running'");
+    expect(byName.get('max_iterations')).toBe('20');
+  });
+
+  it('refuses a database from a newer autodeck', () => {
+    const path = dbPath();
+    openDb(path).close();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    raw.close();
+    expect(() => openDb(path)).toThrow(/newer autodeck/);
+  });
+
+  it('a second loop on one module or session is a constraint error', () => {
+    const store = Store.open(dbPath());
+    store.loops.insert(newLoop());
+    let caught: unknown;
+    try {
+      store.loops.insert(newLoop({ session: 'auto-a-other' }));
+    } catch (err) {
+      caught = err;
+    }
+    expect(isConstraintError(caught)).toBe(true);
+    expect(() => store.loops.insert(newLoop({ taskDir: '/t/other' }))).toThrow();
+  });
+
+  it('a failed row is replaced by a new start', () => {
+    const store = Store.open(dbPath());
+    store.loops.insert(newLoop());
+    store.loops.update('auto-a-123456', { status: 'failed', restartCount: 3 });
+    const row = store.loops.insert(newLoop());
+    expect(row).toMatchObject({ status: 'starting', restartCount: 0, agentArgv: ['node', 'x y'], settings: { graceSeconds: 1 } });
+  });
+
+  it('keeps runs newest first and events oldest first', () => {
+    const store = Store.open(dbPath());
+    for (const outcome of ['complete', 'timeout'] as const) {
+      store.runs.insert({ session: 's', taskDir: '/t/a', taskName: 'a', startedAt: 'x', endedAt: 'y', iterations: 2, maxIterations: 20,
+        timeoutMinutes: 30, outcome, stopReason: '', forced: outcome === 'timeout', recoveries: 0, restarts: 0, quotaWaitMs: 0, activeMs: 5 });
+    }
+    expect(store.runs.list().map((r) => [r.outcome, r.forced])).toEqual([['timeout', true], ['complete', false]]);
+    for (const kind of ['started', 'signal', 'ended'] as const) store.events.insert({ at: 'now', session: 's', taskDir: '/t/a', kind, detail: { k: kind } });
+    expect(store.events.list(2).map((e) => e.kind)).toEqual(['signal', 'ended']);
+    expect(store.events.list(10, '/t/other')).toEqual([]);
+  });
+
+  it('a writer holding the lock past the busy timeout is a busy error, not a hang', () => {
+    const path = dbPath();
+    Store.open(path).close();
+    const holder = new Database(path);
+    holder.exec('BEGIN EXCLUSIVE');
+    const other = new Database(path, { timeout: 50 });
+    let caught: unknown;
+    try {
+      other.prepare("INSERT INTO events (at, kind) VALUES ('x', 'started')").run();
+    } catch (err) {
+      caught = err;
+    }
+    holder.exec('ROLLBACK');
+    expect(isBusyError(caught)).toBe(true);
+  });
+});
