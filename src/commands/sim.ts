@@ -5,5 +5,7 @@ import { CliError, type CommandContext } from './context.js';
 export async function sim(ctx: CommandContext): Promise<number> {
   const dir = ctx.args[0];
   if (!dir) throw new CliError('autodeck sim: name a task module folder');
-  return runSim(dir);
+  const code = await runSim(dir);
+  // stdin may still be open after a prompt was read: end like an agent does, now.
+  process.exit(code);
 }

@@ -1,0 +1,264 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { removeIfPresent, writeFileAtomic } from '../protocol/atomic.js';
+import { readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
+import { SIGNAL_FILE, SIGNAL_TMP_FILE, readSignalFile, type Signal } from '../protocol/signal.js';
+import { readStopFile } from '../protocol/stopFile.js';
+import { entryStep, resumeFrom, route, statusAtStop, statusDuring, stepKey, type Position } from './routing.js';
+import { SCENARIO_FILE, readScenario, type Scenario } from './scenario.js';
+import { SYMLINK_TARGET, writeInvalidSignal, writeSignal } from './signals.js';
+import { clearState, loadState, saveState, takeResult, type SimState } from './state.js';
+import { STEP_TEXT, floodLine } from './text.js';
+import { LineReader, drained, sleep } from './waits.js';
+
+export interface SimOptions {
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  /** Read only for prompts, quota waits and idling; lines typed earlier are kept. */
+  stdin?: NodeJS.ReadableStream;
+  now?: () => Date;
+  /** Where AUTODECK_* come from for `envFile`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Exit status of a process ended by SIGTERM. */
+const SIGTERM_EXIT = 128 + 15;
+
+/**
+ * The simulated auto-mode agent (SPEC 10): runs the seed's routing over TASK_DIR, writes
+ * `.auto-signal` after each step, and misbehaves as `TASK_DIR/.sim.json` says. Resolves
+ * to the exit code; the caller exits with it (stdin may still be open).
+ */
+export async function runSim(taskDir: string, opts: SimOptions = {}): Promise<number> {
+  const stderr = opts.stderr ?? process.stderr;
+  const parsed = readScenario(taskDir);
+  if (parsed.errors.length > 0) {
+    const line = `autodeck sim: ${join(taskDir, SCENARIO_FILE)}: ${parsed.errors.join('; ')}`;
+    stderr.write(`${line.replace(/\s*[\r\n]+\s*/g, ' ')}\n`);
+    return 2;
+  }
+  const sim = new Sim(taskDir, parsed.value, opts);
+  const onTerm = (): void => sim.terminate();
+  process.on('SIGTERM', onTerm);
+  try {
+    return await sim.run();
+  } finally {
+    process.off('SIGTERM', onTerm);
+    sim.close();
+  }
+}
+
+class Sim {
+  private readonly out: NodeJS.WritableStream;
+  private readonly now: () => Date;
+  private readonly abort = new AbortController();
+  private reader: LineReader | undefined;
+  private state: SimState;
+  private pos: Position;
+  private iteration = 1;
+  private lastResult: string | undefined;
+  /** Why there is nothing to run, when that is known at start. */
+  private idleReason: string | undefined;
+
+  constructor(private readonly dir: string, private readonly scenario: Scenario, private readonly opts: SimOptions) {
+    this.out = opts.stdout ?? process.stdout;
+    this.now = opts.now ?? ((): Date => new Date());
+    const previous = readSignalFile(join(dir, SIGNAL_FILE));
+    const resumeAt = previous.ok && previous.signal.iteration !== undefined ? previous.signal : undefined;
+    this.state = loadState(dir, resumeAt?.iteration);
+    if (resumeAt) {
+      // A restart after a crash: go on from where the last signal routed to.
+      this.iteration = (resumeAt.iteration ?? 0) + 1;
+      this.lastResult = resumeAt.result;
+      const at = resumeFrom(resumeAt);
+      if (!at) this.idleReason = 'The last signal already ended the loop.';
+      this.pos = at ?? { step: 'report', checkpoint: '' };
+    } else {
+      const at = entryStep(readModuleInfo(dir).status);
+      if (!at) this.idleReason = 'The task is cancelled; nothing to do.';
+      this.pos = at ?? { step: 'report', checkpoint: '' };
+    }
+  }
+
+  terminate(): void {
+    if (this.scenario.ignoreSigterm) this.say('  ⎿  (SIGTERM ignored)');
+    else this.abort.abort();
+  }
+
+  close(): void {
+    this.reader?.close();
+  }
+
+  private get aborted(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  private say(line: string): void {
+    this.out.write(`${line}\n`);
+  }
+
+  private input(): LineReader {
+    this.reader ??= new LineReader(this.opts.stdin ?? process.stdin);
+    return this.reader;
+  }
+
+  /** A PTY echoes what is typed, Enter included; without one, end the prompt's line ourselves. */
+  private endPromptLine(): void {
+    const input = (this.opts.stdin ?? process.stdin) as { isTTY?: boolean };
+    if (!input.isTTY) this.out.write('\n');
+  }
+
+  async run(): Promise<number> {
+    this.writeEnvFile();
+    this.say(`✻ autodeck sim · ${basename(this.dir)}`);
+    if (this.idleReason) {
+      this.say(this.idleReason);
+      return this.finish();
+    }
+    this.say(this.iteration > 1 ? `↻ Resuming at ${stepKey(this.pos)}, iteration ${this.iteration}` : `Starting at ${stepKey(this.pos)}`);
+    for (;;) {
+      if (!this.scenario.ignoreStop) {
+        const stop = readStopFile(this.dir);
+        if (stop) {
+          this.say(`■ Stop requested (${stop.reason}); stopping before iteration ${this.iteration}.`);
+          return this.finish();
+        }
+      }
+      const crash = this.scenario.crash;
+      if (crash && crash.atIteration === this.iteration && (crash.times === -1 || this.state.crashes < crash.times)) {
+        this.state = { ...this.state, crashes: this.state.crashes + 1 };
+        saveState(this.dir, this.state);
+        this.say(`✗ Simulated crash before iteration ${this.iteration} (exit ${crash.exitCode})`);
+        return crash.exitCode;
+      }
+      const ended = await this.step();
+      if (this.aborted) return SIGTERM_EXIT;
+      if (ended) return this.finish();
+    }
+  }
+
+  /** Runs the step at `pos`; true when its signal ended the loop. */
+  private async step(): Promise<boolean> {
+    const { scenario: sc, iteration: n, pos } = this;
+    if (sc.hang?.atIteration === n && !(await sleep(sc.hang.seconds, this.abort.signal))) return false;
+    const key = stepKey(pos);
+    this.writeStatus(statusDuring(pos, this.lastResult), key);
+    this.say(`● ${STEP_TEXT[key].doing}… (iteration ${n})`);
+    if (sc.prompt?.atIteration === n && !(await this.prompt(sc.prompt.text))) return false;
+    if (sc.quota?.atIteration === n && !(await this.quota(sc.quota.message, sc.quota.seconds))) return false;
+    if (sc.repeat?.atIteration === n) for (let i = 0; i < sc.repeat.times; i++) this.say(`● ${sc.repeat.text}`);
+    if (sc.flood?.atIteration === n && !(await this.flood(sc.flood.lines))) return false;
+    if (!(await sleep(sc.stepSeconds / 2, this.abort.signal))) return false;
+    this.say(`  ⎿  ${STEP_TEXT[key].detail}`);
+    if (!(await sleep(sc.stepSeconds / 2, this.abort.signal))) return false;
+
+    const taken = takeResult(pos, sc, this.state);
+    const routed = route(pos.step, pos.checkpoint, taken.result);
+    if (!routed) throw new Error(`no route for ${key} ${taken.result}`); // the scenario parser rules this out
+    const signal = (iteration: number): Signal =>
+      ({ step: pos.step, result: taken.result, next: routed.next, checkpoint: pos.checkpoint, iteration, timestamp: this.now().toISOString() });
+
+    if (sc.invalidSignals?.atIteration === n) {
+      for (const kind of sc.invalidSignals.kinds) {
+        writeInvalidSignal(this.dir, kind, signal(n));
+        if (!(await sleep(sc.invalidSignals.pauseSeconds, this.abort.signal))) return false;
+      }
+    }
+    let last = n;
+    if (sc.burst?.atIteration === n) {
+      for (let i = 0; i < sc.burst.count - 1; i++) writeSignal(this.dir, signal(sc.burst.increment ? n + i : n));
+      last = sc.burst.increment ? n + sc.burst.count - 1 : n;
+    }
+    writeSignal(this.dir, signal(last));
+    this.state = { ...taken.state, lastIteration: last };
+    saveState(this.dir, this.state);
+    this.say(`  ⎿  ${key}: ${taken.result} → ${routed.next}`);
+
+    if (routed.next === '(stop)') {
+      this.writeStatus(statusAtStop(pos, taken.result), key);
+      this.say(`✻ Loop finished after ${last} iterations: ${key} ${taken.result}.`);
+      return true;
+    }
+    this.lastResult = taken.result;
+    this.pos = { step: routed.next, checkpoint: routed.checkpoint };
+    this.iteration = last + 1;
+    return false;
+  }
+
+  /** A yes/no question; any answer goes on, a "no" is only reported. False when aborted. */
+  private async prompt(text: string): Promise<boolean> {
+    this.out.write(`${text} `);
+    const got = await this.input().next(this.abort.signal);
+    if ('end' in got && got.end === 'aborted') return false;
+    this.endPromptLine();
+    const answer = 'line' in got ? got.line.trim() : '';
+    if (/^(y|yes)$/i.test(answer)) this.say('  ⎿  Confirmed.');
+    else this.say(`  ⎿  Declined (${'line' in got ? JSON.stringify(answer) : 'end of input'}); going on anyway.`);
+    return true;
+  }
+
+  /** A usage-limit stop: the message, then a wait that a line on stdin cuts short. */
+  private async quota(message: string, seconds: number): Promise<boolean> {
+    this.say(`  ⎿  ${message}`);
+    const got = await this.input().next(this.abort.signal, seconds);
+    if ('end' in got && got.end === 'aborted') return false;
+    this.say('line' in got ? '  ⎿  Continuing.' : '  ⎿  Limit reset; continuing.');
+    return true;
+  }
+
+  private async flood(lines: number): Promise<boolean> {
+    const CHUNK = 200;
+    for (let i = 1; i <= lines; i += CHUNK) {
+      const block: string[] = [];
+      for (let j = i; j < i + CHUNK && j <= lines; j++) block.push(floodLine(j, lines));
+      if (!this.out.write(`${block.join('\n')}\n`) && !(await drained(this.out, this.abort.signal))) return false;
+      if (this.aborted) return false;
+    }
+    return true;
+  }
+
+  /** The loop is over: clean up, then exit, or idle at a prompt like an interactive agent. */
+  private async finish(): Promise<number> {
+    removeIfPresent(join(this.dir, SIGNAL_TMP_FILE));
+    removeIfPresent(join(this.dir, SYMLINK_TARGET));
+    clearState(this.dir);
+    if (this.scenario.exitAtStop) return 0;
+    for (;;) {
+      this.out.write('> ');
+      const got = await this.input().next(this.abort.signal);
+      if ('end' in got) return got.end === 'aborted' ? SIGTERM_EXIT : 0;
+      this.endPromptLine();
+      if (got.line.trim() === '/exit') {
+        this.say('Bye.');
+        return 0;
+      }
+      this.say('  ⎿  The loop is over; type /exit to quit.');
+    }
+  }
+
+  /** `.working/.status.json`, keeping fields written by others. */
+  private writeStatus(status: LifecycleStatus, stage: string): void {
+    const path = join(this.dir, '.working', '.status.json');
+    let current: Record<string, unknown> = {};
+    try {
+      const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
+      if (raw && typeof raw === 'object' && !Array.isArray(raw)) current = raw as Record<string, unknown>;
+    } catch { /* absent or unreadable: start over */ }
+    mkdirSync(join(this.dir, '.working'), { recursive: true });
+    writeFileAtomic(path, `${JSON.stringify({ ...current, status, stage, updated_at: this.now().toISOString() }, null, 2)}\n`);
+  }
+
+  private writeEnvFile(): void {
+    const name = this.scenario.envFile;
+    if (!name) return;
+    const env = this.opts.env ?? process.env;
+    const record = {
+      AUTODECK_TASK_DIR: env.AUTODECK_TASK_DIR ?? null,
+      AUTODECK_SESSION: env.AUTODECK_SESSION ?? null,
+      AUTODECK_DB: env.AUTODECK_DB ?? null,
+      argv: process.argv,
+      cwd: process.cwd(),
+    };
+    writeFileAtomic(join(this.dir, name), `${JSON.stringify(record, null, 2)}\n`);
+  }
+}
