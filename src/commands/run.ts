@@ -26,10 +26,9 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   const store = Store.open(ctx.settings.db);
   const supervisor = new Supervisor({ store, settings: ctx.settings });
   const json = ctx.flags.json === true;
-  const names = new Map<string, string>();
   supervisor.on('event', (e: LoopEvent) => {
-    if (json) line(ctx.stdout, JSON.stringify({ ...e, taskName: names.get(e.taskDir) }));
-    else line(ctx.stderr, formatEvent(e, names.get(e.taskDir)));
+    if (json) line(ctx.stdout, JSON.stringify(e));
+    else line(ctx.stderr, formatEvent(e, e.taskName));
   });
   const runs: RunRow[] = [];
   supervisor.on('ended', (r) => runs.push(r));
@@ -38,8 +37,7 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   let usage: StartRefused | undefined;
   for (const { dir, options } of requests) {
     try {
-      const loop = supervisor.start(dir, options);
-      names.set(loop.taskDir, loop.row.taskName);
+      supervisor.start(dir, options);
     } catch (err) {
       if (!(err instanceof StartRefused)) throw err;
       line(ctx.stderr, `autodeck: ${err.message}`);

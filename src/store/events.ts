@@ -11,6 +11,8 @@ export interface LoopEvent {
   at: string;
   session: string;
   taskDir: string;
+  /** For listeners' convenience; not stored (the task folder names it). */
+  taskName?: string;
   kind: EventKind;
   detail: Record<string, unknown>;
 }

@@ -203,7 +203,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>): void {
-    const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, kind, detail };
+    const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
     try {
       event.id = this.store.events.insert(event);
     } catch (err) {
