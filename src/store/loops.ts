@@ -21,6 +21,8 @@ export interface LoopRow {
   startedAt: string;
   lastSignalAt: string | null;
   restartCount: number;
+  /** Every restart of this loop (restartCount resets on progress). */
+  restartsTotal: number;
   quotaWaitMs: number;
   step: string;
   result: string;
@@ -43,7 +45,7 @@ const COLUMNS = {
   maxIterations: 'max_iterations', timeoutMinutes: 'timeout_minutes', iteration: 'iteration_count',
   recoveryStep: 'recovery_count_step', recoveryTotal: 'recovery_count_total', lastCaptureHash: 'last_capture_hash',
   stallCount: 'stall_count', quotaWaitSince: 'quota_wait_since', startedAt: 'started_at', lastSignalAt: 'last_signal_at',
-  restartCount: 'restart_count', quotaWaitMs: 'quota_wait_ms', step: 'step', result: 'result', next: 'next',
+  restartCount: 'restart_count', restartsTotal: 'restarts_total', quotaWaitMs: 'quota_wait_ms', step: 'step', result: 'result', next: 'next',
   checkpoint: 'checkpoint', stopReason: 'stop_reason', backend: 'backend', ownerPid: 'owner_pid',
   ownerHost: 'owner_host', ownerHeartbeatAt: 'owner_heartbeat_at', agentArgv: 'agent_argv', settings: 'settings_json',
   agentPid: 'agent_pid', forced: 'forced',
@@ -130,6 +132,17 @@ export class LoopStore {
     const sql = `UPDATE task_auto SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(', ')} WHERE session_name = ?`;
     const info = this.db.prepare(sql).run(...fields.map((f) => toColumnValue(f, patch[f])), session);
     return info.changes > 0;
+  }
+
+  /**
+   * Takes a row over from its previous owner, only if that owner is still the one
+   * recorded: of two processes adopting one orphan, exactly one succeeds.
+   */
+  claim(row: Pick<LoopRow, 'session' | 'ownerPid' | 'ownerHost'>, owner: Pick<LoopRow, 'ownerPid' | 'ownerHost' | 'ownerHeartbeatAt'>): boolean {
+    const info = this.db.prepare(`UPDATE task_auto SET owner_pid = ?, owner_host = ?, owner_heartbeat_at = ?
+      WHERE session_name = ? AND owner_pid IS ? AND owner_host IS ?`)
+      .run(owner.ownerPid, owner.ownerHost, owner.ownerHeartbeatAt, row.session, row.ownerPid, row.ownerHost);
+    return info.changes === 1;
   }
 
   delete(session: string): void {

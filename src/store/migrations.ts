@@ -31,7 +31,9 @@ export const MIGRATIONS: readonly string[] = [
     agent_argv TEXT DEFAULT '[]',
     settings_json TEXT DEFAULT '{}',
     agent_pid INTEGER,
-    forced INTEGER DEFAULT 0
+    forced INTEGER DEFAULT 0,
+    -- every restart of the loop; restart_count only counts those without progress
+    restarts_total INTEGER DEFAULT 0
   );
   CREATE TABLE runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

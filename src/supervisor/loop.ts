@@ -127,6 +127,26 @@ export class Loop {
     });
   }
 
+  /** Runs an adopted loop again in this process: a new agent, counters as planned (SPEC 5.6). */
+  resume(opts: { restartCount: number }): void {
+    const counted = opts.restartCount > this.row.restartCount ? 1 : 0;
+    this.patch({ status: 'starting', restartCount: opts.restartCount, restartsTotal: this.row.restartsTotal + counted, stallCount: 0, lastCaptureHash: '', stopReason: '', agentPid: null });
+    this.begin();
+  }
+
+  /** An adopted `stopping` loop: the stop was wanted, so it ends with the reason it had. */
+  finishOrphan(): void {
+    this.stopReason = (this.row.stopReason || undefined) as StopReason | undefined;
+    this.forced = this.row.forced;
+    this.finish();
+  }
+
+  /** An adopted loop over its restart limit. */
+  failOrphan(restartCount: number): void {
+    this.patch({ restartCount, restartsTotal: this.row.restartsTotal + 1 });
+    this.fail();
+  }
+
   /** Cheap checks that do not wait for the watcher: limits, and files it may have missed. */
   tick(): void {
     if (this.over) return;
@@ -282,7 +302,7 @@ export class Loop {
     const attempt = this.row.restartCount + 1;
     const delay = restartBackoffMs(attempt);
     this.deps.store.tx(() => {
-      this.patch({ restartCount: attempt, status: 'starting', agentPid: null });
+      this.patch({ restartCount: attempt, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null });
       this.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode });
     });
     this.later(delay, () => {
@@ -317,7 +337,7 @@ export class Loop {
       session: row.session, taskDir: row.taskDir, taskName: row.taskName, startedAt: row.startedAt,
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? '', forced: this.forced,
-      recoveries: row.recoveryTotal, restarts: row.restartCount, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
+      recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
     };
     let id = 0;
     this.deps.store.tx(() => {

@@ -21,6 +21,7 @@ export interface LoopStatusJson {
   recoveryStep: number;
   recoveryTotal: number;
   restartCount: number;
+  restartsTotal: number;
   quotaWaitSince: string | null;
   quotaWaitMs: number;
   startedAt: string;
@@ -49,6 +50,7 @@ export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean)
     recoveryStep: row.recoveryStep,
     recoveryTotal: row.recoveryTotal,
     restartCount: row.restartCount,
+    restartsTotal: row.restartsTotal,
     quotaWaitSince: row.quotaWaitSince || null,
     quotaWaitMs: row.quotaWaitMs,
     startedAt: row.startedAt,

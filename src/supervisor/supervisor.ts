@@ -14,6 +14,14 @@ import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
 import { Loop, type LoopSettings } from './loop.js';
+import { planAdoption } from './adoption.js';
+import { ownerAlive } from './owner.js';
+import { killOrphanAgent } from '../sessions/orphans.js';
+
+/** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
+export interface StoredLoopSettings extends LoopSettings {
+  cwd: string;
+}
 import { join } from 'node:path';
 
 /** What the supervisor needs of the settings (SPEC 3). */
@@ -94,8 +102,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return [...this.loops.values()];
   }
 
-  /** Starts a loop on a task module (SPEC 5.1). Throws StartRefused. */
-  start(path: string, opts: StartOptions = {}): Loop {
+  /**
+   * Starts a loop on a task module (SPEC 5.1). A loop left there by an autodeck that
+   * died is adopted instead (SPEC 5.6); undefined when adopting ended it at once.
+   * Throws StartRefused.
+   */
+  start(path: string, opts: StartOptions = {}): Loop | undefined {
     const resolved = resolveModule(path, this.settings.roots);
     if (!resolved.ok) throw new StartRefused('usage', resolved.error);
     const { module } = resolved;
@@ -103,7 +115,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (refusal) throw new StartRefused('usage', `${module.name}: ${refusal}`);
     const session = sessionName(module.name, module.dir);
     const existing = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
-    if (existing && existing.status !== 'failed') throw this.conflict(existing);
+    if (existing && existing.status !== 'failed') {
+      if (this.isOrphan(existing)) return this.adopt(existing);
+      throw this.conflict(existing);
+    }
 
     const argv = expandAgentArgv(this.settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
     const cwd = this.settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
@@ -113,9 +128,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
-    const loopSettings: LoopSettings = {
+    const loopSettings: StoredLoopSettings = {
       heartbeatSeconds: this.settings.heartbeatSeconds, stallThreshold: this.settings.stallThreshold,
-      graceSeconds: this.settings.graceSeconds, restartLimit: this.settings.restartLimit,
+      graceSeconds: this.settings.graceSeconds, restartLimit: this.settings.restartLimit, cwd,
     };
     const nowIso = new Date(this.now()).toISOString();
     let row: LoopRow;
@@ -136,11 +151,27 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // A stop file left by an earlier loop would end this one at once; an old signal would skew its counters.
     for (const name of [STOP_FILE, SIGNAL_FILE, SIGNAL_TMP_FILE]) removeIfPresent(join(module.dir, name));
 
+    const loop = this.makeLoop(row);
+    this.record(row, 'started', { maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid });
+    loop.begin();
+    this.emit('change');
+    return loop;
+  }
+
+  /** A Loop object for a row, its spec rebuilt from what the row stored. */
+  private makeLoop(row: LoopRow): Loop {
+    const stored = row.settings as Partial<StoredLoopSettings>;
+    const settings: LoopSettings = {
+      heartbeatSeconds: stored.heartbeatSeconds ?? this.settings.heartbeatSeconds,
+      stallThreshold: stored.stallThreshold ?? this.settings.stallThreshold,
+      graceSeconds: stored.graceSeconds ?? this.settings.graceSeconds,
+      restartLimit: stored.restartLimit ?? this.settings.restartLimit,
+    };
+    const cwd = stored.cwd ?? gitTopLevel(row.taskDir) ?? row.taskDir;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
-    Object.assign(env, { AUTODECK_TASK_DIR: module.dir, AUTODECK_SESSION: session, AUTODECK_DB: this.settings.db });
-
-    const loop = new Loop(row, { argv, cwd, env, settings: loopSettings }, {
+    Object.assign(env, { AUTODECK_TASK_DIR: row.taskDir, AUTODECK_SESSION: row.session, AUTODECK_DB: this.settings.db });
+    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings }, {
       store: this.store,
       spawn: this.spawn,
       now: this.now,
@@ -148,9 +179,58 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       changed: () => this.emit('change'),
       ended: (l, run) => this.onEnded(l, run),
     });
-    this.loops.set(module.dir, loop);
-    this.record(row, 'started', { maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid });
-    loop.begin();
+    this.loops.set(row.taskDir, loop);
+    return loop;
+  }
+
+  /** A row whose owner is gone: a dead pid here, or a stale lease from another host. */
+  isOrphan(row: LoopRow): boolean {
+    return row.status !== 'failed' && !ownerAlive(row, { host: this.host, now: this.now() });
+  }
+
+  /**
+   * Adopts every orphaned loop that `accept` lets through (SPEC 5.6). Loops of live
+   * owners are never touched. Returns the loops now running here.
+   */
+  adoptOrphans(accept: (row: LoopRow) => boolean = () => true): Loop[] {
+    const adopted: Loop[] = [];
+    for (const row of this.store.loops.list()) {
+      if (this.loops.has(row.taskDir) || !this.isOrphan(row) || !accept(row)) continue;
+      try {
+        const loop = this.adopt(row);
+        if (loop) adopted.push(loop);
+      } catch (err) {
+        if (!(err instanceof StartRefused)) throw err; // another process adopted it first: theirs now
+      }
+    }
+    return adopted;
+  }
+
+  /** Takes one orphaned loop over; undefined when it ended (or failed) at once, or another process won it. */
+  private adopt(orphan: LoopRow): Loop | undefined {
+    const at = new Date(this.now()).toISOString();
+    // Compare-and-swap on the old owner: of two adopters, exactly one wins.
+    if (!this.store.loops.claim(orphan, { ownerPid: this.pid, ownerHost: this.host, ownerHeartbeatAt: at })) {
+      throw new StartRefused('conflict', `${orphan.taskName}: another autodeck is taking this loop over`);
+    }
+    // A pty agent dies with its owner; one that survived (ignoring SIGHUP) cannot be watched again.
+    const killed = orphan.ownerHost === this.host && killOrphanAgent(orphan.agentPid, orphan.session);
+    const plan = planAdoption(orphan, (orphan.settings as Partial<StoredLoopSettings>).restartLimit ?? this.settings.restartLimit);
+    const row = this.store.loops.get(orphan.session)!;
+    const loop = this.makeLoop(row);
+    this.record(row, 'recovered', {
+      from: { pid: orphan.ownerPid, host: orphan.ownerHost }, status: orphan.status, action: plan.action, killedOrphanAgent: killed,
+    });
+    if (plan.action === 'finish') {
+      loop.finishOrphan();
+      return undefined;
+    }
+    if (plan.action === 'fail') {
+      loop.failOrphan(plan.restartCount);
+      return undefined;
+    }
+    removeIfPresent(join(row.taskDir, STOP_FILE)); // stale: nobody is stopping this loop now
+    loop.resume({ restartCount: plan.restartCount });
     this.emit('change');
     return loop;
   }

@@ -12,6 +12,12 @@ import { waitFor } from '../helpers/wait.js';
 let ws: Workspace;
 afterEach(() => ws?.cleanup());
 
+/** The loop's row once its agent runs. */
+const agentRow = (dir: string) => {
+  const row = loopRow(ws.db, dir);
+  return row?.agent_pid ? row : undefined;
+};
+
 const transient = (dir: string): string[] => readdirSync(dir).filter((f) => f.startsWith('.auto-'));
 
 describe('autodeck run', () => {
@@ -86,7 +92,7 @@ describe('autodeck run', () => {
     ws = makeWorkspace();
     const dir = ws.module('stubborn', { scenario: { stepSeconds: 0.3, steps: 100, ignoreStop: true, ignoreSigterm: true } });
     const loop = startCli(ws, ['run', dir, ...runFlags(ws, ['--max-iterations', '1000'])]);
-    const row = await waitFor(() => loopRow(ws.db, dir)?.agent_pid && loopRow(ws.db, dir), 'the agent');
+    const row = await waitFor(() => agentRow(dir), 'the agent');
     expect((await runCli(ws, ['stop', dir, '--force', '--db', ws.db])).code).toBe(0);
     expect(await loop.exited).toBe(1);
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'killed', forced: 1 });
@@ -116,7 +122,7 @@ describe('autodeck run', () => {
     ws = makeWorkspace();
     const dir = ws.module('dup', { scenario: { stepSeconds: 0.3, steps: 8 } });
     const first = startCli(ws, ['run', dir, ...runFlags(ws)]);
-    const row = await waitFor(() => loopRow(ws.db, dir)?.agent_pid && loopRow(ws.db, dir), 'the first agent');
+    const row = await waitFor(() => agentRow(dir), 'the first agent');
     const second = await runCli(ws, ['run', dir, ...runFlags(ws)]);
     expect(second.code).toBe(3);
     expect(second.stderr.trim().split('\n')).toHaveLength(1);
@@ -237,6 +243,32 @@ describe('autodeck run', () => {
     loop.child.kill('SIGINT');
     expect(await loop.exited).toBe(130);
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'killed', forced: 1 });
+  });
+});
+
+describe('a killed supervisor', () => {
+  it('leaves its loop to the next run, which adopts it and finishes the work', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('orphan', { scenario: { stepSeconds: 0.4, envFile: '.env.json' } });
+    const first = startCli(ws, ['run', dir, ...runFlags(ws)]);
+    const before = await waitFor(() => {
+      const row = loopRow(ws.db, dir);
+      return row && row.iteration_count >= 2 ? row : undefined;
+    }, 'two iterations');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // the row survives its owner's death
+    expect(loopRow(ws.db, dir)).toMatchObject({ owner_pid: first.child.pid });
+    const second = await runCli(ws, ['run', dir, ...runFlags(ws)]);
+    expect(second.code, second.stderr).toBe(0);
+    const recovered = eventsOf(ws.db, dir, 'recovered');
+    expect(recovered).toHaveLength(1);
+    expect(recovered[0]!.detail).toMatchObject({ action: 'restart', from: { pid: first.child.pid } });
+    const [run] = runsOf(ws.db, dir);
+    // the restarted agent resumed where the signal file said: no iteration lost or repeated
+    expect(run).toMatchObject({ outcome: 'complete', iterations: 6, restarts: 1 });
+    expect(before.agent_pid).not.toBeNull();
+    expect(() => process.kill(before.agent_pid!, 0)).toThrow();
   });
 });
 
