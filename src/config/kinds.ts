@@ -1,0 +1,158 @@
+import { delimiter, resolve } from 'node:path';
+import { AgentCommandError, splitAgentCommand } from '../agent/command.js';
+
+/** Where a raw value came from, and what relative paths in it are relative to. */
+export interface ParseContext {
+  origin: 'flag' | 'env' | 'file';
+  /** cwd for flags and environment, the file's own folder for a config file. */
+  baseDir: string;
+  /** For a leading `~` in paths: config files and quoted values get no shell expansion. */
+  home: string;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** A value type: how to parse and check one raw value, and how it reads in --help. */
+export interface Kind<T> {
+  /** Placeholder in the help text, e.g. N, DIR, COMMAND. */
+  arg: string;
+  /** Shown in help and in range errors, e.g. "1..1000", "> 0". */
+  range?: string;
+  /** The flag may be repeated (meow `isMultiple`). */
+  multiple?: boolean;
+  parse(raw: unknown, ctx: ParseContext): Parsed<T>;
+}
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const fail = <T>(message: string): Parsed<T> => ({ ok: false, message });
+
+/** A raw value as the user wrote it: strings quoted, so `""` and `" 5"` are visible. */
+export function show(raw: unknown): string {
+  return typeof raw === 'number' ? String(raw) : (JSON.stringify(raw) ?? String(raw));
+}
+
+// Plain decimals only: Number() would also take "0x10", "1e3" and "" (as 0).
+const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)$/;
+
+interface Bounds {
+  min: number;
+  /** `> min` instead of `>= min`: durations of zero make no sense. */
+  exclusive?: boolean;
+  max?: number;
+}
+
+function rangeText({ min, exclusive, max }: Bounds): string {
+  if (max === undefined) return exclusive ? `> ${min}` : `>= ${min}`;
+  return `${exclusive ? '>' : ''}${min}..${max}`;
+}
+
+function numberKind(integer: boolean, bounds: Bounds, arg: string): Kind<number> {
+  const range = rangeText(bounds);
+  return {
+    arg,
+    range,
+    parse(raw) {
+      let n: number;
+      if (typeof raw === 'number') n = raw;
+      else if (typeof raw === 'string' && DECIMAL.test(raw.trim())) n = Number(raw.trim());
+      else return fail(`${show(raw)} is not a number`);
+      if (!Number.isFinite(n)) return fail(`${show(raw)} is not a number`);
+      if (integer && !Number.isInteger(n)) return fail(`${show(raw)} is not a whole number`);
+      const { min, exclusive, max } = bounds;
+      if ((exclusive ? n <= min : n < min) || (max !== undefined && n > max)) {
+        return fail(`${n} is out of range (${range})`);
+      }
+      return ok(n);
+    },
+  };
+}
+
+export const int = (min: number, max?: number, arg = 'N'): Kind<number> =>
+  numberKind(true, { min, max }, arg);
+
+export const decimal = (bounds: Bounds, arg = 'N'): Kind<number> => numberKind(false, bounds, arg);
+
+/** One of a few words; `arg` names it in help when the list is too long to show inline. */
+export function choice<const V extends string>(values: readonly V[], arg?: string): Kind<V> {
+  return {
+    arg: arg ?? values.join('|'),
+    range: arg ? values.join('|') : undefined,
+    parse(raw) {
+      const v = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+      return values.includes(v as V) ? ok(v as V) : fail(`${show(raw)} is not one of ${values.join(', ')}`);
+    },
+  };
+}
+
+const isStringArray = (raw: unknown): raw is string[] =>
+  Array.isArray(raw) && raw.every((x) => typeof x === 'string');
+
+/** An argv template: a string is split with shell-like quoting (never run by a shell), an array is taken as is. */
+export const argv: Kind<string[]> = {
+  arg: 'COMMAND',
+  parse(raw) {
+    if (typeof raw === 'string') {
+      try {
+        return ok(splitAgentCommand(raw));
+      } catch (e) {
+        if (e instanceof AgentCommandError) return fail(e.message);
+        throw e;
+      }
+    }
+    if (!isStringArray(raw)) return fail(`${show(raw)} is not a command string or an array of strings`);
+    if (raw.length === 0 || raw[0] === '') return fail('the agent command is empty');
+    return ok([...raw]);
+  },
+};
+
+function toPath(p: string, ctx: ParseContext): string {
+  const expanded = p === '~' ? ctx.home : p.startsWith('~/') ? ctx.home + p.slice(1) : p;
+  return resolve(ctx.baseDir, expanded);
+}
+
+export const path = (arg = 'PATH'): Kind<string> => ({
+  arg,
+  parse(raw, ctx) {
+    if (typeof raw !== 'string' || raw.trim() === '') return fail(`${show(raw)} is not a path`);
+    return ok(toPath(raw, ctx));
+  },
+});
+
+/** A list of folders: repeated flags, an array in a file, or one variable split like PATH. */
+export const paths: Kind<string[]> = {
+  arg: 'DIR',
+  multiple: true,
+  parse(raw, ctx) {
+    let list: unknown[];
+    if (typeof raw === 'string') list = ctx.origin === 'env' ? raw.split(delimiter).filter((s) => s !== '') : [raw];
+    else if (Array.isArray(raw)) list = raw;
+    else return fail(`${show(raw)} is not a list of folders`);
+    if (list.length === 0) return fail('needs at least one folder');
+    const bad = list.find((p) => typeof p !== 'string' || p.trim() === '');
+    if (bad !== undefined) return fail(`${show(bad)} is not a folder path`);
+    return ok((list as string[]).map((p) => toPath(p, ctx)));
+  },
+};
+
+// Tab, Enter, line feed and Backspace are the same bytes as ctrl-i/m/j/h: unusable as a detach key.
+const TAKEN_KEYS: Record<string, string> = { i: 'Tab', m: 'Enter', j: 'line feed', h: 'Backspace' };
+
+/** A control key such as `ctrl-q` (also `ctrl+q`, `C-q`), normalised to `ctrl-q`. */
+export const controlKey: Kind<string> = {
+  arg: 'KEY',
+  range: 'ctrl-<letter>',
+  parse(raw) {
+    const m = typeof raw === 'string' ? /^\s*(?:ctrl|c)[-+]([a-z\]\\^_])\s*$/i.exec(raw) : null;
+    if (!m?.[1]) return fail(`${show(raw)} is not a control key like ctrl-q`);
+    const k = m[1].toLowerCase();
+    const taken = TAKEN_KEYS[k];
+    if (taken) return fail(`ctrl-${k} is the same key as ${taken}; choose another, like ctrl-q`);
+    return ok(`ctrl-${k}`);
+  },
+};
+
+/** The byte a terminal sends for a key accepted by `controlKey` (ctrl-q -> "\x11"). */
+export function controlKeyByte(key: string): string {
+  const c = key.slice(key.length - 1).toUpperCase();
+  return String.fromCharCode(c.charCodeAt(0) & 0x1f);
+}

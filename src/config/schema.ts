@@ -1,0 +1,179 @@
+import { basename } from 'node:path';
+import { defaultDbPath, defaultRoots } from '../paths.js';
+import { argv, choice, controlKey, decimal, int, path, paths, type Kind } from './kinds.js';
+
+export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
+export type AgentProfile = (typeof AGENT_PROFILES)[number];
+export const BACKENDS = ['pty', 'tmux'] as const;
+export type Backend = (typeof BACKENDS)[number];
+export const MODES = ['signal', 'hook'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** SPEC 3. Durations carry their unit in the name. */
+export interface Settings {
+  maxIterations: number;
+  timeoutMinutes: number;
+  heartbeatSeconds: number;
+  stallThreshold: number;
+  recoveryPerIteration: number;
+  recoveryTotal: number;
+  stepTimeoutMinutes: number;
+  restartLimit: number;
+  graceSeconds: number;
+  quotaProbeMinutes: number;
+  /** argv template with `{taskDir}` `{taskName}` `{session}` `{root}`; started without a shell. */
+  agent: string[];
+  agentProfile: AgentProfile;
+  backend: Backend;
+  /** Absolute path. */
+  db: string;
+  /** Absolute paths, not yet real paths (a root may not exist yet). */
+  roots: string[];
+  /** 0 = no REST API. */
+  apiPort: number;
+  mode: Mode;
+  /** Normalised, e.g. `ctrl-q`; see controlKeyByte. */
+  detachKey: string;
+  /** Absolute path; undefined = the task module's git top level, chosen by the supervisor. */
+  agentCwd: string | undefined;
+  /** Raw `profiles` value from a config file (agent pattern extensions), not interpreted here. */
+  profiles: unknown;
+}
+
+export type SettingName = Exclude<keyof Settings, 'profiles'>;
+
+/** What a default may depend on; rows may derive from rows above them in the table. */
+export interface DefaultContext {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  resolved: Partial<Settings>;
+}
+
+export interface Default<T> {
+  value(ctx: DefaultContext): T;
+  /** How the default reads in --help. */
+  text: string;
+}
+
+export interface SettingDef<T> {
+  flag: `--${string}`;
+  kind: Kind<T>;
+  default: Default<T>;
+  description: string;
+}
+
+const fixed = <T>(v: T, text = String(v)): Default<T> => ({ value: () => structuredClone(v), text });
+const derived = <T>(text: string, value: (ctx: DefaultContext) => T): Default<T> => ({ value, text });
+
+/** The profile a program's name implies: `/usr/bin/codex` -> codex, `node` -> generic. */
+export function profileForProgram(program: string): AgentProfile {
+  const name = basename(program).toLowerCase().replace(/\.(exe|cmd|bat)$/, '');
+  return (AGENT_PROFILES as readonly string[]).includes(name) ? (name as AgentProfile) : 'generic';
+}
+
+/**
+ * THE settings table. Parsing, validation, environment names, meow flags and the
+ * --help text all come from here; add a setting by adding a row.
+ */
+export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]> } = {
+  maxIterations: {
+    flag: '--max-iterations', kind: int(1, 1000), default: fixed(20),
+    description: 'most iterations per loop',
+  },
+  timeoutMinutes: {
+    flag: '--timeout', kind: decimal({ min: 0, exclusive: true, max: 1440 }, 'MINUTES'), default: fixed(30),
+    description: 'stop a loop after this long (decimals allowed: 0.05 is 3 s)',
+  },
+  heartbeatSeconds: {
+    flag: '--heartbeat', kind: decimal({ min: 0, exclusive: true }, 'SECONDS'), default: fixed(60),
+    description: 'how often a loop owner proves it is alive',
+  },
+  stallThreshold: {
+    flag: '--stall-threshold', kind: int(1), default: fixed(3),
+    description: 'unchanged screen captures that make a suspected stall',
+  },
+  recoveryPerIteration: {
+    flag: '--recovery-per-iteration', kind: int(0), default: fixed(3),
+    description: 'stall recoveries allowed per iteration',
+  },
+  recoveryTotal: {
+    flag: '--recovery-total', kind: int(0), default: fixed(10),
+    description: 'stall recoveries allowed per loop',
+  },
+  stepTimeoutMinutes: {
+    flag: '--step-timeout', kind: decimal({ min: 0, exclusive: true }, 'MINUTES'), default: fixed(10),
+    description: 'no signal or status update for this long is a suspected stall',
+  },
+  restartLimit: {
+    flag: '--restart-limit', kind: int(0), default: fixed(3),
+    description: 'agent restarts without progress before a loop has failed',
+  },
+  graceSeconds: {
+    flag: '--grace', kind: decimal({ min: 0 }, 'SECONDS'), default: fixed(600),
+    description: 'after a stop file, how long the agent may take to exit before it is killed',
+  },
+  quotaProbeMinutes: {
+    flag: '--quota-probe', kind: decimal({ min: 0, exclusive: true }, 'MINUTES'), default: fixed(15),
+    description: 'when a quota message gives no reset time, how often to try again',
+  },
+  agent: {
+    flag: '--agent', kind: argv,
+    default: fixed(['claude', '/ai-cli-task auto {taskDir}'], 'claude "/ai-cli-task auto {taskDir}"'),
+    description: 'agent command with {taskDir} {taskName} {session} {root}; split like a shell would, never run by one',
+  },
+  agentProfile: {
+    flag: '--agent-profile', kind: choice(AGENT_PROFILES, 'PROFILE'),
+    default: derived('from the agent program name', (ctx) => profileForProgram(ctx.resolved.agent?.[0] ?? '')),
+    description: "how the agent's screen is read (prompts, quota messages)",
+  },
+  backend: {
+    flag: '--backend', kind: choice(BACKENDS), default: fixed<Backend>('pty'),
+    description: 'where agents run: pty (inside autodeck) or tmux (outlives autodeck)',
+  },
+  db: {
+    flag: '--db', kind: path(), default: derived('$XDG_STATE_HOME/autodeck/state.db', (ctx) => defaultDbPath(ctx.env)),
+    description: 'the state database',
+  },
+  roots: {
+    flag: '--root', kind: paths, default: derived('AiTasks at the git top level', (ctx) => defaultRoots(ctx.cwd)),
+    description: 'a folder holding task modules (repeatable)',
+  },
+  apiPort: {
+    flag: '--api-port', kind: int(0, 65535, 'PORT'), default: fixed(0, '0 = off'),
+    description: 'port of the loopback REST API',
+  },
+  mode: {
+    flag: '--mode', kind: choice(MODES), default: fixed<Mode>('signal'),
+    description: 'signal: the agent runs its own loop; hook: an interactive agent driven by the Stop hook',
+  },
+  detachKey: {
+    flag: '--detach-key', kind: controlKey, default: fixed('ctrl-q'),
+    description: 'leaves attach mode',
+  },
+  agentCwd: {
+    flag: '--agent-cwd', kind: path('DIR'), default: derived("the task module's git top level", () => undefined),
+    description: 'working directory of the agent',
+  },
+};
+
+/** A table row with the names derived from it. */
+export interface SettingRow extends SettingDef<Settings[SettingName]> {
+  name: SettingName;
+  /** `AUTODECK_<UPPER_SNAKE>` of the name. */
+  env: string;
+  /** The camelCase key meow gives the flag under. */
+  flagKey: string;
+}
+
+export const envName = (name: string): string => `AUTODECK_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+const flagKeyOf = (flag: string): string => flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export const SETTINGS_TABLE: readonly SettingRow[] = (Object.keys(SETTING_DEFS) as SettingName[]).map((name) => ({
+  name,
+  ...(SETTING_DEFS[name] as SettingDef<Settings[SettingName]>),
+  env: envName(name),
+  flagKey: flagKeyOf(SETTING_DEFS[name].flag),
+}));
+
+/** Config-file keys that are not settings but are kept for others to interpret. */
+export const RESERVED_FILE_KEYS = ['profiles'] as const;

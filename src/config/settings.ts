@@ -1,0 +1,96 @@
+import { resolve } from 'node:path';
+import { homeDir, projectConfigPath, userConfigPath } from '../paths.js';
+import type { SettingError } from './errors.js';
+import { readConfigFile, type ConfigFile } from './files.js';
+import type { ParseContext } from './kinds.js';
+import { SETTINGS_TABLE, type SettingRow, type Settings } from './schema.js';
+
+export { formatSettingError, type SettingError } from './errors.js';
+export { meowFlags, settingsHelp, type MeowSettingFlag } from './help.js';
+export { controlKeyByte } from './kinds.js';
+export {
+  AGENT_PROFILES, BACKENDS, MODES, SETTINGS_TABLE, profileForProgram,
+  type AgentProfile, type Backend, type Mode, type SettingName, type SettingRow, type Settings,
+} from './schema.js';
+
+export interface ResolveInput {
+  /** meow's `flags` (camelCase flag keys); other commands' flags are ignored. */
+  flags: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export interface ResolveResult {
+  /** Always complete: a bad value falls back to the next source, so callers can still show it. */
+  value: Settings;
+  /** Non-empty means: print each with formatSettingError and exit 2 before starting anything. */
+  errors: SettingError[];
+}
+
+/** One place a value may come from, highest precedence first. */
+interface Candidate {
+  source: string;
+  raw: unknown;
+  ctx: ParseContext;
+}
+
+// meow gives `undefined` for an absent string flag and `[]` for an absent repeatable one.
+const isSet = (raw: unknown): boolean =>
+  raw !== undefined && raw !== null && !(Array.isArray(raw) && raw.length === 0);
+
+function candidates(
+  row: SettingRow,
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  files: readonly ConfigFile[],
+  cwd: string,
+  home: string,
+): Candidate[] {
+  const out: Candidate[] = [];
+  // The setting name is accepted too, for programmatic callers (`{ timeoutMinutes: 0.05 }`).
+  const flag = [flags[row.flagKey], flags[row.name]].find(isSet);
+  if (flag !== undefined) out.push({ source: row.flag, raw: flag, ctx: { origin: 'flag', baseDir: cwd, home } });
+  // An empty variable counts as unset, as `AUTODECK_X= autodeck` is how one unsets it inline.
+  const fromEnv = env[row.env];
+  if (fromEnv) out.push({ source: row.env, raw: fromEnv, ctx: { origin: 'env', baseDir: cwd, home } });
+  for (const f of files) {
+    const raw = f.values[row.name];
+    if (raw !== undefined) out.push({ source: f.path, raw, ctx: { origin: 'file', baseDir: f.dir, home } });
+  }
+  return out;
+}
+
+/**
+ * SPEC 3: flags > environment > project `.autodeck.json` > user config > defaults.
+ * Every source that is present is checked, not only the winner, so a broken config
+ * file is reported even while a flag overrides it.
+ */
+export function resolveSettings(input: ResolveInput): ResolveResult {
+  const env = input.env ?? process.env;
+  const cwd = resolve(input.cwd ?? process.cwd());
+  const home = homeDir(env);
+  const errors: SettingError[] = [];
+
+  const files: ConfigFile[] = [];
+  for (const path of new Set([projectConfigPath(cwd), userConfigPath(env)])) {
+    const read = readConfigFile(path);
+    errors.push(...read.errors);
+    if (read.file) files.push(read.file);
+  }
+
+  const resolved: Partial<Settings> = {};
+  const put = resolved as Record<string, unknown>;
+  for (const row of SETTINGS_TABLE) {
+    let chosen: { value: unknown } | undefined;
+    for (const c of candidates(row, input.flags, env, files, cwd, home)) {
+      const parsed = row.kind.parse(c.raw, c.ctx);
+      if (!parsed.ok) errors.push({ setting: row.name, source: c.source, message: parsed.message });
+      else chosen ??= { value: parsed.value };
+    }
+    put[row.name] = chosen ? chosen.value : row.default.value({ env, cwd, resolved });
+  }
+  // Interpreted elsewhere (agent pattern extensions); the project's wins over the user's.
+  resolved.profiles = files.find((f) => f.values.profiles !== undefined)?.values.profiles;
+
+  return { value: resolved as Settings, errors };
+}

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * The nearest folder at or above `dir` holding `.git` (a folder, or a file for
+ * worktrees and submodules). Walks the file system instead of running git, so it
+ * works without git installed and costs no child process.
+ */
+export function gitTopLevel(dir: string): string | undefined {
+  let d = resolve(dir);
+  for (;;) {
+    if (existsSync(join(d, '.git'))) return d;
+    const up = dirname(d);
+    if (up === d) return undefined;
+    d = up;
+  }
+}
+
+export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HOME || homedir();
+}
+
+/** The XDG spec says a relative (or empty) value is invalid and must be ignored. */
+function xdgDir(value: string | undefined, env: NodeJS.ProcessEnv, fallback: string): string {
+  return value && isAbsolute(value) ? value : join(homeDir(env), fallback);
+}
+
+export function xdgStateHome(env: NodeJS.ProcessEnv = process.env): string {
+  return xdgDir(env.XDG_STATE_HOME, env, join('.local', 'state'));
+}
+
+export function xdgConfigHome(env: NodeJS.ProcessEnv = process.env): string {
+  return xdgDir(env.XDG_CONFIG_HOME, env, '.config');
+}
+
+export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(xdgStateHome(env), 'autodeck', 'state.db');
+}
+
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(xdgConfigHome(env), 'autodeck', 'config.json');
+}
+
+/** Where the project file lives: the git top level, or the folder itself outside git (as for roots, SPEC 1). */
+export function projectDir(cwd: string = process.cwd()): string {
+  return gitTopLevel(cwd) ?? resolve(cwd);
+}
+
+export function projectConfigPath(cwd: string = process.cwd()): string {
+  return join(projectDir(cwd), '.autodeck.json');
+}
+
+/** SPEC 1: `AiTasks/` under the git top level, or under the current folder outside git. */
+export function defaultRoots(cwd: string = process.cwd()): string[] {
+  return [join(projectDir(cwd), 'AiTasks')];
+}
+
+const SLUG_MAX = 40;
+
+export function slug(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, ''); // cutting may leave a trailing dash
+  return s || 'module';
+}
+
+/**
+ * SPEC 1: `auto-<slug>-<first 6 hex of sha1(real path)>`. The hash keeps two modules
+ * with the same name under different roots apart; the slug keeps it readable in tmux.
+ */
+export function sessionName(moduleName: string, realPath: string): string {
+  const hash = createHash('sha1').update(realPath).digest('hex').slice(0, 6);
+  return `auto-${slug(moduleName)}-${hash}`;
+}
