@@ -3,6 +3,7 @@ import { Supervisor, StartRefused, type StartOptions } from '../supervisor/super
 import type { LoopEvent } from '../store/events.js';
 import type { RunRow } from '../store/runs.js';
 import { formatEvent, duration } from '../format/event.js';
+import { isBusyError } from '../store/db.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
 
 /** One loop to start: a task folder and, optionally, its own limits. */
@@ -34,11 +35,17 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   supervisor.on('ended', (r) => runs.push(r));
 
   let conflicts = 0;
+  let busy = 0;
   let usage: StartRefused | undefined;
   for (const { dir, options } of requests) {
     try {
       supervisor.start(dir, options);
     } catch (err) {
+      if (isBusyError(err)) {
+        line(ctx.stderr, `autodeck: ${dir}: the state database is locked by another process (waited 5 s); not started`);
+        busy++;
+        continue;
+      }
       if (!(err instanceof StartRefused)) throw err;
       line(ctx.stderr, `autodeck: ${err.message}`);
       if (err.kind === 'conflict') conflicts++;
@@ -48,7 +55,7 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   if (supervisor.active().length === 0) {
     supervisor.close();
     store.close();
-    return usage ? EXIT.usage : EXIT.conflict;
+    return usage ? EXIT.usage : conflicts > 0 ? EXIT.conflict : EXIT.other;
   }
 
   let interrupts = 0;
@@ -79,5 +86,6 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   if (interrupts > 0) return EXIT.interrupted;
   if (usage) return EXIT.usage;
   if (conflicts > 0) return EXIT.conflict;
+  if (busy > 0) return EXIT.other;
   return runs.every((r) => r.outcome === 'complete') ? EXIT.ok : EXIT.other;
 }

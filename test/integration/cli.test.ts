@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { runCli, runFlags, startCli } from '../helpers/cli.js';
+import { loopRow } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+let ws: Workspace;
+afterEach(() => ws?.cleanup());
+
+/** The loop fields `status --json` promises (SPEC 6). */
+const LOOP_FIELDS = ['session', 'taskDir', 'taskName', 'status', 'iteration', 'maxIterations', 'step', 'result', 'next',
+  'checkpoint', 'elapsedMs', 'activeMs', 'timeoutMinutes', 'stallCount', 'recoveryStep', 'recoveryTotal', 'restartCount',
+  'quotaWaitSince', 'startedAt', 'lastSignalAt', 'owner'];
+
+describe('the command line', () => {
+  it('without a terminal, the bare command says what to run instead', async () => {
+    ws = makeWorkspace();
+    const r = await runCli(ws, []);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/needs a terminal.*autodeck run.*autodeck status/);
+  });
+
+  it('refuses an unknown command with exit 2', async () => {
+    ws = makeWorkspace();
+    const r = await runCli(ws, ['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command "frobnicate"/);
+  });
+
+  it('status, lookup and log see a live loop from another process', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('watched', { scenario: { stepSeconds: 0.3, steps: 100 } });
+    const loop = startCli(ws, ['run', dir, ...runFlags(ws, ['--max-iterations', '1000'])]);
+    await waitFor(() => (loopRow(ws.db, dir)?.iteration_count ?? 0) >= 2, 'two iterations');
+
+    const status = await runCli(ws, ['status', '--json', '--db', ws.db]);
+    expect(status.code).toBe(0);
+    const { loops } = JSON.parse(status.stdout) as { loops: Record<string, unknown>[] };
+    expect(loops).toHaveLength(1);
+    for (const f of LOOP_FIELDS) expect(loops[0], f).toHaveProperty(f);
+    expect(loops[0]).toMatchObject({ taskDir: dir, taskName: 'watched', status: 'running', maxIterations: 1000 });
+    expect(loops[0]!.owner).toMatchObject({ pid: loop.child.pid, alive: true });
+    expect(loops[0]!.iteration).toBeGreaterThanOrEqual(2);
+
+    const human = await runCli(ws, ['status', '--db', ws.db]);
+    expect(human.stdout).toMatch(/watched {2}running/);
+
+    const lookup = await runCli(ws, ['lookup', dir, '--json', '--db', ws.db]);
+    expect(lookup.code).toBe(0);
+    expect(JSON.parse(lookup.stdout)).toEqual({ session_name: loops[0]!.session, status: 'running' });
+
+    const log = await runCli(ws, ['log', dir, '--last', '2', '--json', '--db', ws.db]);
+    const events = log.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; taskDir: string });
+    expect(events).toHaveLength(2);
+    expect(events.every((e) => e.taskDir === dir)).toBe(true);
+
+    expect((await runCli(ws, ['stop', dir, '--db', ws.db])).code).toBe(0);
+    expect(await loop.exited).toBe(1);
+    const after = JSON.parse((await runCli(ws, ['status', '--json', '--db', ws.db])).stdout) as { loops: unknown[]; recent: Record<string, unknown>[] };
+    expect(after.loops).toEqual([]);
+    expect(after.recent[0]).toMatchObject({ taskDir: dir, outcome: 'user_stop', forced: false });
+  });
+
+  it('status marks a loop whose owner was killed', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('abandoned', { scenario: { stepSeconds: 0.3, steps: 100 } });
+    const loop = startCli(ws, ['run', dir, ...runFlags(ws, ['--max-iterations', '1000'])]);
+    await waitFor(() => (loopRow(ws.db, dir)?.iteration_count ?? 0) >= 1, 'a signal');
+    loop.child.kill('SIGKILL');
+    await loop.exited;
+    const { loops } = JSON.parse((await runCli(ws, ['status', '--json', '--db', ws.db])).stdout) as { loops: { owner: { alive: boolean } }[] };
+    expect(loops[0]!.owner.alive).toBe(false);
+    // and stopping it is accepted: the next autodeck to adopt it reads the stop file
+    const stop = await runCli(ws, ['stop', dir, '--db', ws.db]);
+    expect(stop.stderr).toMatch(/owner is gone/);
+  });
+
+  it('a database locked past the busy timeout is one line, exit 1, and nothing written', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('locked', { scenario: { stepSeconds: 0.02 } });
+    expect((await runCli(ws, ['status', '--db', ws.db])).code).toBe(0); // creates it
+    const holder = new Database(ws.db);
+    holder.exec('BEGIN IMMEDIATE'); // a writer that holds on (readers still read, WAL)
+    try {
+      const r = await runCli(ws, ['run', dir, ...runFlags(ws)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/locked/);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(loopRow(ws.db, dir)).toBeUndefined();
+    // once the lock is gone, the same command works
+    expect((await runCli(ws, ['run', dir, ...runFlags(ws)])).code).toBe(0);
+  });
+});
