@@ -24,6 +24,9 @@ export async function run(ctx: CommandContext): Promise<number> {
 
 /** Starts the loops, prints their events, and waits for them all to end (`run`, `demo`). */
 export async function supervise(ctx: CommandContext, requests: StartRequest[]): Promise<number> {
+  // Accepted by the settings already, built in a later version: refuse rather than ignore.
+  if (ctx.settings.backend !== 'pty') throw new CliError(`autodeck: --backend ${ctx.settings.backend}: only the pty backend is available in this version`);
+  if (ctx.settings.mode !== 'signal') throw new CliError(`autodeck: --mode ${ctx.settings.mode}: only signal mode is available in this version`);
   const store = Store.open(ctx.settings.db);
   const supervisor = new Supervisor({ store, settings: ctx.settings });
   const json = ctx.flags.json === true;
