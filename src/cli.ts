@@ -61,19 +61,28 @@ function noDashboard(interactive: boolean): number {
   return EXIT.usage;
 }
 
+function parseArgs(argv: string[]) {
+  try {
+    return meow(HELP, {
+      importMeta: import.meta,
+      argv,
+      allowUnknownFlags: false,
+      booleanDefault: undefined,
+      flags: {
+        ...meowFlags(),
+        json: { type: 'boolean' },
+        force: { type: 'boolean' },
+        last: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    // meow throws on a repeated flag: a usage error like any other.
+    throw new CliError(`autodeck: ${(err as Error).message.split('\n')[0]}`, EXIT.usage);
+  }
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<number> {
-  const cli = meow(HELP, {
-    importMeta: import.meta,
-    argv,
-    allowUnknownFlags: false,
-    booleanDefault: undefined,
-    flags: {
-      ...meowFlags(),
-      json: { type: 'boolean' },
-      force: { type: 'boolean' },
-      last: { type: 'string' },
-    },
-  });
+  const cli = parseArgs(argv);
   const [command, ...args] = cli.input;
   if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {
     process.stderr.write(`autodeck: unknown command "${command}"; see autodeck --help\n`);

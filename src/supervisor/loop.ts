@@ -9,10 +9,13 @@ import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 import type { Outcome, RunRow } from '../store/runs.js';
+import type { AgentProfile } from '../config/schema.js';
+import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
 import { activeMs, applySignal, endOutcome, limitReached, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
 
 /** The settings one loop runs with; stored with its row so another owner can take it over. */
 export interface LoopSettings {
+  agentProfile: AgentProfile;
   heartbeatSeconds: number;
   stallThreshold: number;
   graceSeconds: number;
@@ -59,6 +62,8 @@ export class Loop {
   private forceStop = false;
   private forced = false;
   private over = false;
+  /** Steps taken to end an idle agent after its loop is over: 0 none, 1 exit command, 2 SIGTERM. */
+  private exitStage = 0;
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.row = row;
@@ -170,6 +175,27 @@ export class Loop {
     const stallCount = hash === this.row.lastCaptureHash ? this.row.stallCount + 1 : 0;
     if (stallCount !== this.row.stallCount || hash !== this.row.lastCaptureHash) {
       this.patch({ lastCaptureHash: hash, stallCount });
+    }
+    // An unchanged screen after the loop is over: an interactive agent waiting at its prompt.
+    if (this.stopping && stallCount >= 1) this.endIdleAgent(session);
+  }
+
+  /** Asks an idle agent to leave, then terminates it if it does not (SPEC 5.2). */
+  private endIdleAgent(session: Session): void {
+    if (this.exitStage === 0) {
+      this.exitStage = 1;
+      const exit = exitCommand(this.spec.settings.agentProfile);
+      if (exit.kind === 'eof') {
+        session.write(EOF_KEY);
+      } else {
+        session.write(exit.text);
+        this.later(ENTER_DELAY_MS, () => session.write('\r'));
+      }
+      this.event('agent_exit', { action: 'exit command', why: 'the loop is over and the agent is idle', keys: exit.kind === 'eof' ? 'EOF' : exit.text });
+    } else if (this.exitStage === 1) {
+      this.exitStage = 2;
+      this.event('agent_exit', { action: 'SIGTERM', why: 'still idle after the exit command' });
+      session.kill('SIGTERM');
     }
   }
 

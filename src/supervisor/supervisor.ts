@@ -129,8 +129,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
     const loopSettings: StoredLoopSettings = {
-      heartbeatSeconds: this.settings.heartbeatSeconds, stallThreshold: this.settings.stallThreshold,
-      graceSeconds: this.settings.graceSeconds, restartLimit: this.settings.restartLimit, cwd,
+      agentProfile: this.settings.agentProfile, heartbeatSeconds: this.settings.heartbeatSeconds,
+      stallThreshold: this.settings.stallThreshold, graceSeconds: this.settings.graceSeconds,
+      restartLimit: this.settings.restartLimit, cwd,
     };
     const nowIso = new Date(this.now()).toISOString();
     let row: LoopRow;
@@ -162,6 +163,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private makeLoop(row: LoopRow): Loop {
     const stored = row.settings as Partial<StoredLoopSettings>;
     const settings: LoopSettings = {
+      agentProfile: stored.agentProfile ?? this.settings.agentProfile,
       heartbeatSeconds: stored.heartbeatSeconds ?? this.settings.heartbeatSeconds,
       stallThreshold: stored.stallThreshold ?? this.settings.stallThreshold,
       graceSeconds: stored.graceSeconds ?? this.settings.graceSeconds,

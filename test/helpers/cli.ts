@@ -41,5 +41,6 @@ export async function runCli(ws: Workspace, args: string[], opts: { env?: NodeJS
 
 /** `run` flags that point at the workspace and make loops quick. */
 export function runFlags(ws: Workspace, extra: string[] = []): string[] {
-  return ['--db', ws.db, '--root', ws.root, '--agent', SIM_AGENT, '--heartbeat', '0.5', ...extra];
+  const heartbeat = extra.includes('--heartbeat') ? [] : ['--heartbeat', '0.5'];
+  return ['--db', ws.db, '--root', ws.root, '--agent', SIM_AGENT, ...heartbeat, ...extra];
 }

@@ -118,6 +118,22 @@ describe('autodeck run', () => {
     expect(exit?.detail.signal).toBe(9);
   });
 
+  it.each([
+    ['generic', 'EOF'],
+    ['claude', '/exit'],
+  ])('ends an agent idling at its prompt after the loop, as a %s agent', async (profile, keys) => {
+    ws = makeWorkspace();
+    const dir = ws.module('idle', { scenario: { stepSeconds: 0.05, exitAtStop: false } });
+    const r = await runCli(ws, ['run', dir, ...runFlags(ws, ['--heartbeat', '0.3', '--agent-profile', profile])]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete', forced: 0 });
+    const actions = eventsOf(ws.db, dir, 'agent_exit').map((e) => e.detail);
+    expect(actions).toContainEqual(expect.objectContaining({ action: 'exit command', keys }));
+    // it left on the exit command: no SIGTERM was needed
+    expect(actions.some((a) => a.action === 'SIGTERM')).toBe(false);
+    expect(actions.at(-1)).toMatchObject({ exitCode: 0 });
+  });
+
   it('refuses a duplicate start with exit 3 and leaves the first loop alone', async () => {
     ws = makeWorkspace();
     const dir = ws.module('dup', { scenario: { stepSeconds: 0.3, steps: 8 } });
