@@ -21,8 +21,10 @@ export function stop(ctx: CommandContext): number {
     }
     writeStopFile(taskDir, 'user_stop', { force });
     const alive = ownerAlive(row, { host: hostname(), now: Date.now() });
+    // Nobody watches the stop file of an orphan: mark the row, so whoever adopts it finishes it (SPEC 5.6).
+    if (!alive) store.loops.update(row.session, { status: 'stopping', stopReason: 'user_stop', forced: force });
     const who = alive ? `its owner (autodeck pid ${row.ownerPid}) will ${force ? 'kill the agent now' : 'end it after the current step'}`
-      : 'its owner is gone; the next autodeck to start will finish it';
+      : 'its owner is gone; the next autodeck to adopt it will finish it';
     line(ctx.stderr, `autodeck: ${force ? 'force stop' : 'stop'} requested for ${row.taskName} (${row.session}); ${who}`);
     return EXIT.ok;
   } finally {

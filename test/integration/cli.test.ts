@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli, runFlags, startCli } from '../helpers/cli.js';
-import { loopRow } from '../helpers/db.js';
+import { eventsOf, loopRow, runsOf } from '../helpers/db.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitFor } from '../helpers/wait.js';
 
 let ws: Workspace;
@@ -71,9 +73,15 @@ describe('the command line', () => {
     await loop.exited;
     const { loops } = JSON.parse((await runCli(ws, ['status', '--json', '--db', ws.db])).stdout) as { loops: { owner: { alive: boolean } }[] };
     expect(loops[0]!.owner.alive).toBe(false);
-    // and stopping it is accepted: the next autodeck to adopt it reads the stop file
+    // stopping it is accepted, and the next autodeck to adopt it finishes it instead of restarting it
     const stop = await runCli(ws, ['stop', dir, '--db', ws.db]);
+    expect(stop.code).toBe(0);
     expect(stop.stderr).toMatch(/owner is gone/);
+    const adopter = await runCli(ws, ['run', dir, ...runFlags(ws)]);
+    expect(adopter.code).toBe(1);
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'user_stop' });
+    expect(eventsOf(ws.db, dir, 'recovered')[0]!.detail).toMatchObject({ action: 'finish' });
+    expect(existsSync(join(dir, '.auto-stop'))).toBe(false);
   });
 
   it('a database locked past the busy timeout is one line, exit 1, and nothing written', async () => {
