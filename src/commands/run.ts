@@ -2,7 +2,7 @@ import { Store } from '../store/index.js';
 import { Supervisor, StartRefused, type StartOptions } from '../supervisor/supervisor.js';
 import type { LoopEvent } from '../store/events.js';
 import type { RunRow } from '../store/runs.js';
-import { formatEvent, duration } from '../format/event.js';
+import { formatEvent, duration, printable } from '../format/event.js';
 import { isBusyError } from '../store/db.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
 
@@ -50,7 +50,7 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
         continue;
       }
       if (!(err instanceof StartRefused)) throw err;
-      line(ctx.stderr, `autodeck: ${err.message}`);
+      line(ctx.stderr, printable(`autodeck: ${err.message}`));
       if (err.kind === 'conflict') conflicts++;
       else usage ??= err;
     }
@@ -83,7 +83,7 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   }
   if (!json) {
     for (const r of runs) {
-      line(ctx.stderr, `${r.taskName}: ${r.outcome}${r.forced ? ' (forced)' : ''} after ${r.iterations} iterations in ${duration(r.activeMs)}`);
+      line(ctx.stderr, printable(`${r.taskName}: ${r.outcome}${r.forced ? ' (forced)' : ''} after ${r.iterations} iterations in ${duration(r.activeMs)}`));
     }
   }
   if (interrupts > 0) return EXIT.interrupted;

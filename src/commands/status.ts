@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Store } from '../store/index.js';
 import { loopStatusJson, runJson } from '../supervisor/snapshot.js';
 import { ownerAlive } from '../supervisor/owner.js';
-import { duration } from '../format/event.js';
+import { duration, printable } from '../format/event.js';
 import { line, type CommandContext } from './context.js';
 
 /** How many finished runs `status` lists under `recent`. */
@@ -24,14 +24,14 @@ export function status(ctx: CommandContext): number {
     for (const l of loops) {
       const step = l.step ? `${l.step} ${l.result} -> ${l.next}` : '-';
       const owner = l.owner.alive ? `pid ${l.owner.pid}` : `owner gone (pid ${l.owner.pid ?? '-'})`;
-      line(ctx.stdout, `${l.taskName}  ${l.status}  ${l.iteration}/${l.maxIterations}  ${step}  ` +
-        `${duration(l.activeMs)}/${l.timeoutMinutes}m  restarts ${l.restartCount}  ${owner}  ${l.session}`);
+      line(ctx.stdout, printable(`${l.taskName}  ${l.status}  ${l.iteration}/${l.maxIterations}  ${step}  ` +
+        `${duration(l.activeMs)}/${l.timeoutMinutes}m  restarts ${l.restartCount}  ${owner}  ${l.session}`));
     }
     if (recent.length > 0) {
       line(ctx.stdout, '');
       line(ctx.stdout, 'Recent runs:');
       for (const r of recent) {
-        line(ctx.stdout, `${r.endedAt}  ${r.taskName}  ${r.outcome}${r.forced ? ' (forced)' : ''}  ${r.iterations} iterations  ${duration(Number(r.activeMs))}`);
+        line(ctx.stdout, printable(`${r.endedAt}  ${r.taskName}  ${r.outcome}${r.forced ? ' (forced)' : ''}  ${r.iterations} iterations  ${duration(Number(r.activeMs))}`));
       }
     }
     return 0;

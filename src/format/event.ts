@@ -36,8 +36,16 @@ export function describeEvent(e: LoopEvent): string {
   }
 }
 
+/**
+ * Control characters shown as escapes: a folder name or an agent's text must never
+ * drive the user's terminal (only attach mode passes the agent's bytes through).
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** One human line per event (`autodeck run` on stderr, `autodeck log`). */
 export function formatEvent(e: LoopEvent, name?: string): string {
   const who = name ?? (e.taskDir.split('/').pop() || e.session);
-  return `${clock(e.at)}  ${who}  ${e.kind}  ${describeEvent(e)}`.trimEnd();
+  return printable(`${clock(e.at)}  ${who}  ${e.kind}  ${describeEvent(e)}`.trimEnd());
 }
