@@ -1,6 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEMO_MODULES, writeDemoWorkspace } from '../demo/workspace.js';
 import { line, type CommandContext } from './context.js';
@@ -35,6 +35,9 @@ export async function demo(ctx: CommandContext): Promise<number> {
   }));
   await supervise({ ...ctx, settings }, requests);
   line(ctx.stderr, '');
-  line(ctx.stderr, `See it again: autodeck status --db ${settings.db}   and   autodeck log --db ${settings.db}`);
+  // Copy-pastable from where the demo was started, whether or not autodeck is on PATH.
+  const self = `node ${JSON.stringify(relative(ctx.cwd, BIN))}`;
+  line(ctx.stderr, `See it again: ${self} status --db ${JSON.stringify(settings.db)}`);
+  line(ctx.stderr, `          and ${self} log --db ${JSON.stringify(settings.db)}`);
   return 0;
 }
