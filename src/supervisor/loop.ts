@@ -22,6 +22,9 @@ export interface LoopSettings {
   restartLimit: number;
 }
 
+/** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
+export const TRAILING_POLL_MS = 60;
+
 /** After SIGTERM, how long an agent has before SIGKILL (SPEC 5.2). */
 export const KILL_AFTER_TERM_MS = 5000;
 
@@ -64,6 +67,7 @@ export class Loop {
   private over = false;
   /** Steps taken to end an idle agent after its loop is over: 0 none, 1 exit command, 2 SIGTERM. */
   private exitStage = 0;
+  private trailingPoll: NodeJS.Timeout | undefined;
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.row = row;
@@ -105,8 +109,12 @@ export class Loop {
     });
     const onFile = (p: string): void => {
       // chokidar may coalesce rapid writes: always re-read the file itself.
-      if (p === signalPath) this.checkSignal();
-      else if (p === stopPath) this.checkStopFile();
+      if (p === signalPath) {
+        this.checkSignal();
+        this.pollAgainSoon();
+      } else if (p === stopPath) {
+        this.checkStopFile();
+      }
     };
     this.watcher.on('add', onFile).on('change', onFile);
     this.watcher.on('error', (err) => this.event('error', { where: 'watcher', message: String(err) }));
@@ -159,6 +167,18 @@ export class Loop {
     if (this.stopping) return;
     const reason = limitReached(this.row, this.deps.now());
     if (reason) this.requestStop(reason);
+  }
+
+  /**
+   * chokidar drops a second change of one path within 50 ms of the first; one more look
+   * just after that window finds such a write without waiting for the next tick.
+   */
+  private pollAgainSoon(): void {
+    if (this.trailingPoll) return;
+    this.trailingPoll = setTimeout(() => {
+      this.trailingPoll = undefined;
+      this.poll();
+    }, TRAILING_POLL_MS);
   }
 
   private poll(): void {
@@ -387,6 +407,7 @@ export class Loop {
 
   private stopTimers(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.trailingPoll) clearTimeout(this.trailingPoll);
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
