@@ -2,6 +2,8 @@ import meow from 'meow';
 import { meowFlags, settingsHelp } from './config/help.js';
 import { resolveSettings } from './config/settings.js';
 import { formatSettingError } from './config/errors.js';
+import { AGENT_PROFILES } from './config/schema.js';
+import { resolveProfile } from './agents/userProfiles.js';
 import { isBusyError } from './store/db.js';
 import { CliError, EXIT, type CommandContext } from './commands/context.js';
 
@@ -92,6 +94,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const { value: settings, errors } = resolveSettings({ flags: cli.flags, env: process.env, cwd });
   if (errors.length > 0) {
     process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
+    return EXIT.usage;
+  }
+  const profileError = AGENT_PROFILES.flatMap((name) => resolveProfile(name, settings.profiles).errors)[0];
+  if (profileError) {
+    process.stderr.write(`autodeck: ${profileError} (settings file)\n`);
     return EXIT.usage;
   }
   if (command === undefined) return noDashboard(Boolean(process.stdin.isTTY && process.stdout.isTTY));

@@ -10,6 +10,8 @@ import { SYMLINK_TARGET, writeInvalidSignal, writeSignal } from './signals.js';
 import { clearState, loadState, saveState, takeResult, type SimState } from './state.js';
 import { STEP_TEXT, floodLine } from './text.js';
 import { LineReader, drained, sleep } from './waits.js';
+import { SimTranscript } from './transcript.js';
+import { homedir } from 'node:os';
 
 export interface SimOptions {
   stdout?: NodeJS.WritableStream;
@@ -19,6 +21,14 @@ export interface SimOptions {
   now?: () => Date;
   /** Where AUTODECK_* come from for `envFile`. */
   env?: NodeJS.ProcessEnv;
+}
+
+/** `{epoch}` / `{epoch+N}` / `{epoch-N}`: the Unix time in seconds, shifted by N. */
+export function withEpoch(template: string, now: Date): string {
+  return template.replace(/\{epoch(?:([+-])(\d+))?\}/g, (_, sign: string | undefined, n: string | undefined) => {
+    const shift = n ? Number(n) * (sign === '-' ? -1 : 1) : 0;
+    return String(Math.floor(now.getTime() / 1000) + shift);
+  });
 }
 
 /** Exit status of a process ended by SIGTERM. */
@@ -59,10 +69,13 @@ class Sim {
   private lastResult: string | undefined;
   /** Why there is nothing to run, when that is known at start. */
   private idleReason: string | undefined;
+  private readonly transcript: SimTranscript | undefined;
 
   constructor(private readonly dir: string, private readonly scenario: Scenario, private readonly opts: SimOptions) {
     this.out = opts.stdout ?? process.stdout;
     this.now = opts.now ?? ((): Date => new Date());
+    const env = opts.env ?? process.env;
+    if (scenario.transcript) this.transcript = new SimTranscript(env.HOME ?? homedir(), process.cwd(), this.now);
     const previous = readSignalFile(join(dir, SIGNAL_FILE));
     const resumeAt = previous.ok && previous.signal.iteration !== undefined ? previous.signal : undefined;
     this.state = loadState(dir, resumeAt?.iteration);
@@ -144,9 +157,18 @@ class Sim {
     const key = stepKey(pos);
     this.writeStatus(statusDuring(pos, this.lastResult), key);
     this.say(`● ${STEP_TEXT[key].doing}… (iteration ${n})`);
+    this.transcript?.assistant(`${STEP_TEXT[key].doing} (iteration ${n})`);
     if (sc.prompt?.atIteration === n && !(await this.prompt(sc.prompt.text))) return false;
     if (sc.quota?.atIteration === n && !(await this.quota(sc.quota.message, sc.quota.seconds))) return false;
-    if (sc.repeat?.atIteration === n) for (let i = 0; i < sc.repeat.times; i++) this.say(`● ${sc.repeat.text}`);
+    if (sc.repeat?.atIteration === n) {
+      for (let i = 0; i < sc.repeat.times; i++) {
+        this.say(`● ${sc.repeat.text}`);
+        this.transcript?.assistant(sc.repeat.text);
+      }
+    }
+    if (sc.idle?.atIteration === n) {
+      for (let i = 0; i < sc.idle.times; i++) if (!(await this.idle())) return false;
+    }
     if (sc.flood?.atIteration === n && !(await this.flood(sc.flood.lines))) return false;
     if (!(await sleep(sc.stepSeconds / 2, this.abort.signal))) return false;
     this.say(`  ⎿  ${STEP_TEXT[key].detail}`);
@@ -197,9 +219,21 @@ class Sim {
     return true;
   }
 
+  /** The turn is over: a bare prompt, like an interactive agent waiting for a person. */
+  private async idle(): Promise<boolean> {
+    this.out.write('> ');
+    const got = await this.input().next(this.abort.signal);
+    if ('end' in got && got.end === 'aborted') return false;
+    this.endPromptLine();
+    this.say('line' in got ? `  ⎿  Got it: ${got.line.trim().slice(0, 60)}` : '  ⎿  (end of input)');
+    return true;
+  }
+
   /** A usage-limit stop: the message, then a wait that a line on stdin cuts short. */
-  private async quota(message: string, seconds: number): Promise<boolean> {
+  private async quota(template: string, seconds: number): Promise<boolean> {
+    const message = withEpoch(template, this.now());
     this.say(`  ⎿  ${message}`);
+    this.transcript?.apiError(429, message);
     const got = await this.input().next(this.abort.signal, seconds);
     if ('end' in got && got.end === 'aborted') return false;
     this.say('line' in got ? '  ⎿  Continuing.' : '  ⎿  Limit reset; continuing.');

@@ -25,7 +25,10 @@ export interface Scenario {
   hang?: { atIteration: number; seconds: number };
   /** Print `text` and wait for a line on stdin during iteration `atIteration`. */
   prompt?: { atIteration: number; text: string };
-  /** Print a usage-limit `message`, then wait `seconds` or until a line arrives on stdin. */
+  /**
+   * Print a usage-limit `message`, then wait `seconds` or until a line arrives on stdin.
+   * `{epoch}`, `{epoch+N}`, `{epoch-N}` in the message become the Unix time (plus N seconds).
+   */
   quota?: { atIteration: number; message: string; seconds: number };
   /** Print the same assistant message `text` `times` times. */
   repeat?: { atIteration: number; text: string; times: number };
@@ -39,10 +42,14 @@ export interface Scenario {
   exitAtStop: boolean;
   /** File name under TASK_DIR to write the agent's environment, argv and cwd to, at start. */
   envFile?: string;
+  /** Finish the turn and sit idle at a bare `> ` prompt `times` times in that iteration, until a line arrives. */
+  idle?: { atIteration: number; times: number };
+  /** Also write a Claude Code-like JSONL transcript under $HOME/.claude/projects/ (assistant texts, API 429s). */
+  transcript: boolean;
 }
 
 export const DEFAULT_SCENARIO: Readonly<Scenario> = Object.freeze({
-  stepSeconds: 0.3, results: {}, steps: 0, ignoreStop: false, ignoreSigterm: false, exitAtStop: true,
+  stepSeconds: 0.3, results: {}, steps: 0, ignoreStop: false, ignoreSigterm: false, exitAtStop: true, transcript: false,
 });
 
 export interface ScenarioParse {
@@ -116,7 +123,8 @@ class Fields {
 
 const KNOWN: Record<string, readonly string[]> = {
   top: ['stepSeconds', 'results', 'steps', 'crash', 'ignoreStop', 'ignoreSigterm', 'hang', 'prompt', 'quota', 'repeat',
-    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile'],
+    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript'],
+  idle: ['atIteration', 'times'],
   crash: ['atIteration', 'exitCode', 'times'],
   hang: ['atIteration', 'seconds'],
   prompt: ['atIteration', 'text'],
@@ -148,6 +156,7 @@ export function parseScenario(text: string): ScenarioParse {
   value.ignoreStop = f.boolean('ignoreStop', false);
   value.ignoreSigterm = f.boolean('ignoreSigterm', false);
   value.exitAtStop = f.boolean('exitAtStop', true);
+  value.transcript = f.boolean('transcript', false);
   value.results = parseResults(f, errors);
 
   const envFile = f.raw('envFile');
@@ -183,6 +192,8 @@ export function parseScenario(text: string): ScenarioParse {
       pauseSeconds: invalid.number('pauseSeconds', value.stepSeconds, 0, 3600, false),
     };
   }
+  const idle = f.object('idle');
+  if (idle) value.idle = { atIteration: idle.iteration(), times: idle.number('times', 1, 1, 1000, true) };
   const burst = f.object('burst');
   if (burst) value.burst = { atIteration: burst.iteration(), count: burst.number('count', 10, 1, 100_000, true), increment: burst.boolean('increment', false) };
   return { value, errors };

@@ -11,12 +11,19 @@ import type { EventKind } from '../store/events.js';
 import type { Outcome, RunRow } from '../store/runs.js';
 import type { AgentProfile } from '../config/schema.js';
 import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
+import type { Profile } from '../agents/profiles.js';
+import type { BeatLimits } from './heartbeat.js';
+import { Watchdog } from './watchdog.js';
 import { activeMs, applySignal, endOutcome, limitReached, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
 
 /** The settings one loop runs with; stored with its row so another owner can take it over. */
 export interface LoopSettings {
   agentProfile: AgentProfile;
   heartbeatSeconds: number;
+  recoveryPerIteration: number;
+  recoveryTotal: number;
+  stepTimeoutMinutes: number;
+  quotaProbeMinutes: number;
   stallThreshold: number;
   graceSeconds: number;
   restartLimit: number;
@@ -45,6 +52,11 @@ export interface LoopSpec {
   cwd: string;
   env: Record<string, string>;
   settings: LoopSettings;
+  /** The agent's profile (with the user's patterns), and the stall limits. */
+  profile: Profile;
+  limits: BeatLimits;
+  /** Where the agent's transcript lives, when its profile has one. */
+  transcriptDir?: string | undefined;
 }
 
 /**
@@ -69,8 +81,20 @@ export class Loop {
   private exitStage = 0;
   private trailingPoll: NodeJS.Timeout | undefined;
 
+  private readonly watchdog: Watchdog;
+
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.row = row;
+    this.watchdog = new Watchdog({
+      taskDir: row.taskDir,
+      now: () => deps.now(),
+      session: () => this.session,
+      row: () => this.row,
+      patch: (p) => this.patch(p),
+      event: (kind, detail) => this.event(kind, detail),
+      requestStop: (reason) => this.requestStop(reason),
+      later: (ms, fn) => this.later(ms, fn),
+    }, spec.profile, spec.limits, spec.transcriptDir);
   }
 
   get taskDir(): string {
@@ -187,17 +211,21 @@ export class Loop {
     if (currentIdentity(this.file(STOP_FILE)) !== this.lastStopIdentity) this.checkStopFile();
   }
 
-  /** Heartbeat: capture the screen and count unchanged captures (SPEC 5.3). */
+  /** Heartbeat: stall detection while the loop runs; after it, ending an idle agent. */
   private beat(): void {
     const session = this.session;
     if (this.over || !session || session.exited) return;
+    if (!this.stopping) {
+      this.watchdog.beat();
+      return;
+    }
     const hash = createHash('sha1').update(session.screen().join('\n')).digest('hex');
     const stallCount = hash === this.row.lastCaptureHash ? this.row.stallCount + 1 : 0;
     if (stallCount !== this.row.stallCount || hash !== this.row.lastCaptureHash) {
       this.patch({ lastCaptureHash: hash, stallCount });
     }
     // An unchanged screen after the loop is over: an interactive agent waiting at its prompt.
-    if (this.stopping && stallCount >= 1) this.endIdleAgent(session);
+    if (stallCount >= 1) this.endIdleAgent(session);
   }
 
   /** Asks an idle agent to leave, then terminates it if it does not (SPEC 5.2). */
@@ -231,10 +259,11 @@ export class Loop {
     }
     const signal = read.signal;
     const { patch } = applySignal(this.row, signal, new Date(this.deps.now()));
-    if (this.row.status === 'starting' || this.row.status === 'stalled') Object.assign(patch, { status: 'running' });
+    if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });
     this.deps.store.tx(() => {
-      this.patch(patch);
+      this.patch({ ...patch, stallCount: 0 });
       this.event('signal', { ...signal, iteration: this.row.iteration });
+      this.watchdog.onSignal();
     });
     if (this.stopping) return;
     if (signal.next === '(stop)') {

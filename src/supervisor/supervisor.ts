@@ -22,10 +22,26 @@ import { killOrphanAgent } from '../sessions/orphans.js';
 export interface StoredLoopSettings extends LoopSettings {
   cwd: string;
 }
+
+const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
+  'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit'] as const satisfies readonly (keyof LoopSettings)[];
+
+/** The per-loop settings present in `source` (a settings object, or what a row stored). */
+function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
+  const out: Partial<Record<keyof LoopSettings, unknown>> = {};
+  for (const k of LOOP_SETTING_KEYS) if (source[k] !== undefined) out[k] = source[k];
+  return out as LoopSettings;
+}
 import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { resolveProfile } from '../agents/userProfiles.js';
+import { claudeProjectDir } from '../agents/transcript.js';
+import type { BeatLimits } from './heartbeat.js';
 
 /** What the supervisor needs of the settings (SPEC 3). */
 export interface SupervisorSettings extends LoopSettings {
+  /** The user's additions to the agent profiles (settings file `profiles`). */
+  profiles?: unknown;
   agent: string[];
   agentCwd?: string | undefined;
   backend: 'pty' | 'tmux';
@@ -129,9 +145,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
     const loopSettings: StoredLoopSettings = {
-      agentProfile: this.settings.agentProfile, heartbeatSeconds: this.settings.heartbeatSeconds,
-      stallThreshold: this.settings.stallThreshold, graceSeconds: this.settings.graceSeconds,
-      restartLimit: this.settings.restartLimit, cwd,
+      ...pickLoopSettings(this.settings), cwd,
     };
     const nowIso = new Date(this.now()).toISOString();
     let row: LoopRow;
@@ -162,18 +176,20 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** A Loop object for a row, its spec rebuilt from what the row stored. */
   private makeLoop(row: LoopRow): Loop {
     const stored = row.settings as Partial<StoredLoopSettings>;
-    const settings: LoopSettings = {
-      agentProfile: stored.agentProfile ?? this.settings.agentProfile,
-      heartbeatSeconds: stored.heartbeatSeconds ?? this.settings.heartbeatSeconds,
-      stallThreshold: stored.stallThreshold ?? this.settings.stallThreshold,
-      graceSeconds: stored.graceSeconds ?? this.settings.graceSeconds,
-      restartLimit: stored.restartLimit ?? this.settings.restartLimit,
-    };
+    // What the row kept wins: an adopted loop runs as it was started.
+    const settings: LoopSettings = { ...pickLoopSettings(this.settings), ...pickLoopSettings(stored) };
     const cwd = stored.cwd ?? gitTopLevel(row.taskDir) ?? row.taskDir;
+    const { profile } = resolveProfile(settings.agentProfile, this.settings.profiles);
+    const limits: BeatLimits = {
+      stallThreshold: settings.stallThreshold, recoveryPerIteration: settings.recoveryPerIteration,
+      recoveryTotal: settings.recoveryTotal, stepTimeoutMs: settings.stepTimeoutMinutes * 60_000,
+      quotaProbeMs: settings.quotaProbeMinutes * 60_000,
+    };
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
     Object.assign(env, { AUTODECK_TASK_DIR: row.taskDir, AUTODECK_SESSION: row.session, AUTODECK_DB: this.settings.db });
-    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings }, {
+    const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
+    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir }, {
       store: this.store,
       spawn: this.spawn,
       now: this.now,

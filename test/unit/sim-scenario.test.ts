@@ -29,6 +29,8 @@ describe('parseScenario', () => {
       burst: { atIteration: 3, count: 4, increment: true },
       exitAtStop: false,
       envFile: 'env.json',
+      idle: { atIteration: 2 },
+      transcript: true,
     }));
     expect(errors).toEqual([]);
     expect(value).toEqual({
@@ -47,6 +49,8 @@ describe('parseScenario', () => {
       burst: { atIteration: 3, count: 4, increment: true },
       exitAtStop: false,
       envFile: 'env.json',
+      idle: { atIteration: 2, times: 1 },
+      transcript: true,
     });
   });
 

@@ -1,0 +1,36 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { claudeProjectDir } from '../agents/transcript.js';
+
+/**
+ * A Claude Code-like session transcript (CLAUDE-CODE.md): one JSON object per line in
+ * `$HOME/.claude/projects/<cwd with / and . as ->/<session>.jsonl`, each assistant text
+ * its own entry, API errors as synthetic assistant entries.
+ */
+export class SimTranscript {
+  readonly path: string;
+  private readonly sessionId = randomUUID();
+
+  constructor(home: string, cwd: string, private readonly now: () => Date) {
+    const dir = claudeProjectDir(home, cwd);
+    mkdirSync(dir, { recursive: true });
+    this.path = join(dir, `${this.sessionId}.jsonl`);
+  }
+
+  private append(entry: Record<string, unknown>): void {
+    const line = { parentUuid: null, isSidechain: false, sessionId: this.sessionId, uuid: randomUUID(), timestamp: this.now().toISOString(), ...entry };
+    appendFileSync(this.path, `${JSON.stringify(line)}\n`);
+  }
+
+  assistant(text: string): void {
+    this.append({ type: 'assistant', message: { id: `msg_${randomUUID()}`, role: 'assistant', content: [{ type: 'text', text }] } });
+  }
+
+  apiError(status: number, text: string): void {
+    this.append({
+      type: 'assistant', isApiErrorMessage: true, apiErrorStatus: status, error: status === 429 ? 'rate_limit' : 'api_error',
+      message: { id: `msg_${randomUUID()}`, role: 'assistant', content: [{ type: 'text', text }] },
+    });
+  }
+}

@@ -1,0 +1,120 @@
+import type { Classification } from '../agents/classify.js';
+import { parseResetTime } from '../agents/quota.js';
+
+/** What the heartbeat remembers between captures of one loop. */
+export interface BeatState {
+  stallCount: number;
+  lastCaptureHash: string;
+  recoveryStep: number;
+  recoveryTotal: number;
+  /** Last progress: a signal, a status file change, a recovery, a resume. Drives the step timeout. */
+  lastProgressAt: number;
+  /** Since when the agent has been compacting its conversation. */
+  compactingSince?: number | undefined;
+  quota?: QuotaWait | undefined;
+  /**
+   * A quota message seen outside a stall only counts once the screen has been free of
+   * one: after a resume the old message may still be on screen.
+   */
+  quotaArmed: boolean;
+}
+
+export interface QuotaWait {
+  since: number;
+  line: string;
+  resetAt?: number | undefined;
+  nextProbeAt: number;
+}
+
+export interface BeatLimits {
+  stallThreshold: number;
+  recoveryPerIteration: number;
+  recoveryTotal: number;
+  stepTimeoutMs: number;
+  quotaProbeMs: number;
+  timeZone?: string | undefined;
+}
+
+/** Compaction is not a stall for this long (SPEC 5.3). */
+export const COMPACTION_GRACE_MS = 30 * 60_000;
+
+export type BeatAction =
+  | { type: 'none' }
+  | { type: 'enter_quota'; wait: QuotaWait; keys?: string[] | undefined }
+  | { type: 'quota_probe' }
+  | { type: 'quota_resume'; typeContinuation: boolean; why: 'reset time passed' | 'message gone' }
+  | { type: 'recover'; kind: Classification['kind']; keys: string[] | 'continuation'; stepTimeout: boolean }
+  | { type: 'unrecognized'; kind: Classification['kind']; stepTimeout: boolean }
+  | { type: 'stall_limit'; kind: Classification['kind'] };
+
+export interface Observation {
+  now: number;
+  /** Hash of the profile's hashed region of the screen. */
+  hash: string;
+  classification: Classification;
+  /** The writes that answer the prompt on screen, if it is one. */
+  answer?: string[] | undefined;
+}
+
+function enterQuota(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
+  const line = obs.classification.quotaLine ?? '';
+  const reset = parseResetTime(line, new Date(obs.now), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
+  const resetAt = reset?.getTime();
+  const wait: QuotaWait = { since: obs.now, line, resetAt, nextProbeAt: resetAt ?? obs.now + limits.quotaProbeMs };
+  return {
+    state: { ...state, quota: wait, quotaArmed: false, stallCount: 0, lastCaptureHash: obs.hash },
+    action: { type: 'enter_quota', wait, keys: obs.answer },
+  };
+}
+
+/** While waiting on a quota: stall counting is paused; the wait ends at the reset or when the message is gone. */
+function duringQuota(state: BeatState, wait: QuotaWait, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
+  const base = { ...state, stallCount: 0, lastCaptureHash: obs.hash };
+  if (obs.classification.kind !== 'quota') {
+    return { state: { ...base, quota: undefined, quotaArmed: true, lastProgressAt: obs.now }, action: { type: 'quota_resume', typeContinuation: false, why: 'message gone' } };
+  }
+  if (wait.resetAt !== undefined && obs.now >= wait.resetAt) {
+    return { state: { ...base, quota: undefined, lastProgressAt: obs.now }, action: { type: 'quota_resume', typeContinuation: true, why: 'reset time passed' } };
+  }
+  if (wait.resetAt === undefined && obs.now >= wait.nextProbeAt) {
+    return { state: { ...base, quota: { ...wait, nextProbeAt: obs.now + limits.quotaProbeMs } }, action: { type: 'quota_probe' } };
+  }
+  return { state: base, action: { type: 'none' } };
+}
+
+/**
+ * One heartbeat's decision (SPEC 5.3, 5.4): count unchanged captures, and once the agent
+ * looks stuck, say how to recover it. Pure: the caller captures, classifies and acts.
+ */
+export function decideBeat(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
+  if (state.quota) return duringQuota(state, state.quota, obs, limits);
+  const kind = obs.classification.kind;
+  const stallCount = obs.hash === state.lastCaptureHash ? state.stallCount + 1 : 0;
+  let next: BeatState = { ...state, stallCount, lastCaptureHash: obs.hash, quotaArmed: state.quotaArmed || kind !== 'quota' };
+
+  if (kind === 'quota' && state.quotaArmed) return enterQuota(next, obs, limits);
+
+  if (kind === 'compacting') {
+    const since = state.compactingSince ?? obs.now;
+    next = { ...next, compactingSince: since };
+    if (obs.now - since < COMPACTION_GRACE_MS) return { state: { ...next, stallCount: 0, lastProgressAt: obs.now }, action: { type: 'none' } };
+  } else {
+    next = { ...next, compactingSince: undefined };
+  }
+
+  const stepTimeout = obs.now - state.lastProgressAt >= limits.stepTimeoutMs;
+  if (stallCount < limits.stallThreshold && !stepTimeout) return { state: next, action: { type: 'none' } };
+
+  if (kind === 'quota') return enterQuota(next, obs, limits);
+
+  // Every recovery, recognised or not, counts; over either limit the loop is stopped.
+  const counted: BeatState = { ...next, stallCount: 0, recoveryStep: state.recoveryStep + 1, recoveryTotal: state.recoveryTotal + 1, lastProgressAt: obs.now };
+  if (counted.recoveryStep > limits.recoveryPerIteration || counted.recoveryTotal > limits.recoveryTotal) {
+    return { state: counted, action: { type: 'stall_limit', kind } };
+  }
+  if (kind === 'idle') return { state: counted, action: { type: 'recover', kind, keys: 'continuation', stepTimeout } };
+  if (obs.answer && (kind === 'permission_prompt' || kind === 'yes_no_prompt' || kind === 'continue_prompt')) {
+    return { state: counted, action: { type: 'recover', kind, keys: obs.answer, stepTimeout } };
+  }
+  return { state: counted, action: { type: 'unrecognized', kind, stepTimeout } };
+}

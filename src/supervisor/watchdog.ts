@@ -1,0 +1,233 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { answerKeys, classifyScreen } from '../agents/classify.js';
+import { ENTER_DELAY_MS } from '../agents/exit.js';
+import type { Profile } from '../agents/profiles.js';
+import { findTranscript, isReasoningLoop, lastAssistantTexts, lastQuotaError, readTranscriptTail } from '../agents/transcript.js';
+import { currentIdentity, SIGNAL_FILE } from '../protocol/signal.js';
+import type { StopReason } from '../protocol/stopFile.js';
+import type { Session } from '../sessions/session.js';
+import type { EventKind } from '../store/events.js';
+import type { LoopRow } from '../store/loops.js';
+import { decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
+
+/** What the watchdog needs of its loop. */
+export interface WatchdogHost {
+  readonly taskDir: string;
+  now(): number;
+  session(): Session | undefined;
+  row(): LoopRow;
+  patch(patch: Partial<LoopRow>): void;
+  event(kind: EventKind, detail: Record<string, unknown>): void;
+  requestStop(reason: StopReason): void;
+  later(ms: number, fn: () => void): void;
+}
+
+const STATUS_FILE = join('.working', '.status.json');
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+/** Control characters as `\r`-style escapes, for events a person reads. */
+function showKeys(keys: readonly string[]): string {
+  return keys.map((k) => JSON.stringify(k).slice(1, -1)).join(' ');
+}
+
+/**
+ * The heartbeat of one loop (SPEC 5.3, 5.4): captures the agent's screen, lets the pure
+ * decider judge it, and carries out what it decides — answering prompts, the silent
+ * continue, quota waits — plus the transcript checks (reasoning loop, API 429).
+ */
+export class Watchdog {
+  private state: BeatState;
+  /** Identities of the signal and status files when the screen stopped changing (compare-and-swap). */
+  private baseline: string | undefined;
+  private statusIdentity: string | undefined;
+  private transcriptIdentity: string | undefined;
+
+  constructor(
+    private readonly host: WatchdogHost,
+    private readonly profile: Profile,
+    private readonly limits: BeatLimits,
+    private readonly transcriptDir: string | undefined,
+  ) {
+    const row = host.row();
+    this.state = {
+      stallCount: row.stallCount, lastCaptureHash: row.lastCaptureHash, recoveryStep: row.recoveryStep,
+      recoveryTotal: row.recoveryTotal, lastProgressAt: host.now(), quotaArmed: true,
+      quota: row.quotaWaitSince ? { since: Date.parse(row.quotaWaitSince), line: '', nextProbeAt: host.now() } : undefined,
+    };
+    this.statusIdentity = currentIdentity(join(host.taskDir, STATUS_FILE));
+  }
+
+  get inQuotaWait(): boolean {
+    return this.state.quota !== undefined;
+  }
+
+  /** A valid signal is progress: the agent is neither stalled nor waiting. */
+  onSignal(): void {
+    if (this.state.quota) this.resumeQuota('signal', false);
+    this.state = { ...this.state, stallCount: 0, recoveryStep: this.host.row().recoveryStep, lastProgressAt: this.host.now() };
+    this.baseline = undefined;
+  }
+
+  private filesIdentity(): string {
+    return `${currentIdentity(join(this.host.taskDir, SIGNAL_FILE))}|${currentIdentity(join(this.host.taskDir, STATUS_FILE))}`;
+  }
+
+  /** One heartbeat; returns the hash of the screen for the loop's own use. */
+  beat(): void {
+    const session = this.host.session();
+    if (!session || session.exited) return;
+    const now = this.host.now();
+    this.noteStatusFile(now);
+    if (this.checkTranscript(now)) return;
+
+    const lines = session.screen();
+    const hash = sha1(this.profile.hashedLines(lines).join('\n'));
+    const classification = classifyScreen(this.profile, lines);
+    const answer = answerKeys(this.profile, classification, lines);
+
+    // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
+    if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
+    else if (this.baseline !== undefined && this.baseline !== this.filesIdentity()) {
+      this.baseline = this.filesIdentity();
+      this.state = { ...this.state, stallCount: 0, lastProgressAt: now };
+    }
+
+    const before = this.state;
+    const { state, action } = decideBeat(this.state, { now, hash, classification, answer }, this.limits);
+    this.state = state;
+    this.persist(before, action);
+    this.act(action, classification.kind, session);
+  }
+
+  /** `.working/.status.json` changing is progress too (SPEC 5.3 step timeout). */
+  private noteStatusFile(now: number): void {
+    const id = currentIdentity(join(this.host.taskDir, STATUS_FILE));
+    if (id !== this.statusIdentity) {
+      this.statusIdentity = id;
+      this.state = { ...this.state, lastProgressAt: now };
+    }
+  }
+
+  private persist(before: BeatState, action: BeatAction): void {
+    const s = this.state;
+    const patch: Partial<LoopRow> = {};
+    if (s.stallCount !== before.stallCount) patch.stallCount = s.stallCount;
+    if (s.lastCaptureHash !== before.lastCaptureHash) patch.lastCaptureHash = s.lastCaptureHash;
+    if (s.recoveryStep !== before.recoveryStep) patch.recoveryStep = s.recoveryStep;
+    if (s.recoveryTotal !== before.recoveryTotal) patch.recoveryTotal = s.recoveryTotal;
+    const row = this.host.row();
+    if (action.type === 'recover' || action.type === 'unrecognized') patch.status = 'stalled';
+    else if (row.status === 'stalled' && s.stallCount === 0 && !s.quota) patch.status = 'running';
+    if (Object.keys(patch).length > 0) this.host.patch(patch);
+  }
+
+  private act(action: BeatAction, kind: string, session: Session): void {
+    switch (action.type) {
+      case 'none':
+        return;
+      case 'enter_quota':
+        this.enterQuota(action.wait, action.keys, session);
+        return;
+      case 'quota_probe':
+        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.state.quota!.nextProbeAt).toISOString() });
+        this.typeContinuation(session);
+        return;
+      case 'quota_resume':
+        this.finishQuota(action.why, action.typeContinuation ? session : undefined);
+        return;
+      case 'recover': {
+        const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
+        this.host.event('stall', { kind, stepTimeout: action.stepTimeout });
+        this.host.event('recovery', {
+          kind, keys: action.keys === 'continuation' ? keys.join(' + ') : showKeys(keys),
+          recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
+        });
+        if (action.keys === 'continuation') this.typeContinuation(session);
+        else this.sendKeys(session, action.keys);
+        return;
+      }
+      case 'unrecognized':
+        this.host.event('stall_unrecognized', {
+          kind, stepTimeout: action.stepTimeout, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
+        });
+        return;
+      case 'stall_limit':
+        this.host.event('stall', {
+          kind, limit: true, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
+        });
+        this.host.requestStop('stall_limit');
+        return;
+    }
+  }
+
+  /** Each key its own write, ENTER_DELAY_MS apart: a composer swallows an Enter inside a paste. */
+  private sendKeys(session: Session, keys: readonly string[]): void {
+    keys.forEach((key, i) => {
+      if (i === 0) session.write(key);
+      else this.host.later(ENTER_DELAY_MS * i, () => session.write(key));
+    });
+  }
+
+  private typeContinuation(session: Session): void {
+    this.sendKeys(session, [this.profile.continuationMessage, '\r']);
+  }
+
+  private enterQuota(wait: QuotaWait, keys: string[] | undefined, session: Session): void {
+    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(wait.since).toISOString() });
+    this.host.event('quota_wait', {
+      message: wait.line, resetAt: wait.resetAt ? new Date(wait.resetAt).toISOString() : null,
+      nextProbeAt: new Date(wait.nextProbeAt).toISOString(), answeredMenu: keys ? showKeys(keys) : null,
+    });
+    if (keys) this.sendKeys(session, keys);
+  }
+
+  private finishQuota(why: string, typeInto: Session | undefined): void {
+    const row = this.host.row();
+    const since = row.quotaWaitSince ? Date.parse(row.quotaWaitSince) : this.host.now();
+    const waited = Math.max(0, this.host.now() - since);
+    this.host.patch({ status: 'running', quotaWaitSince: '', quotaWaitMs: row.quotaWaitMs + waited });
+    this.host.event('quota_resume', { why, waitedMs: waited });
+    if (typeInto) this.typeContinuation(typeInto);
+  }
+
+  private resumeQuota(why: string, typeContinuation: boolean): void {
+    this.state = { ...this.state, quota: undefined, lastProgressAt: this.host.now() };
+    this.finishQuota(why, typeContinuation ? this.host.session() : undefined);
+  }
+
+  /**
+   * Claude Code's transcript: three identical assistant messages end the loop
+   * (reasoning_loop); an API 429 newer than the last wait starts a quota wait.
+   * Returns true when it acted.
+   */
+  private checkTranscript(now: number): boolean {
+    if (!this.transcriptDir || this.profile.transcript !== 'claude') return false;
+    const startedAt = Date.parse(this.host.row().startedAt);
+    const path = findTranscript(this.transcriptDir, startedAt);
+    if (!path) return false;
+    const id = currentIdentity(path);
+    if (id === this.transcriptIdentity) return false;
+    this.transcriptIdentity = id;
+    const entries = readTranscriptTail(path);
+    if (isReasoningLoop(lastAssistantTexts(entries, 3))) {
+      this.host.event('stall', { kind: 'reasoning_loop', transcript: path });
+      this.host.requestStop('reasoning_loop');
+      return true;
+    }
+    if (!this.state.quota) {
+      const quota = lastQuotaError(entries, this.state.lastProgressAt);
+      if (quota) {
+        const wait: QuotaWait = { since: now, line: quota.line, nextProbeAt: now + this.limits.quotaProbeMs };
+        this.state = { ...this.state, quota: wait, quotaArmed: false, stallCount: 0 };
+        const session = this.host.session();
+        if (session) this.enterQuota(wait, undefined, session);
+        return true;
+      }
+    }
+    return false;
+  }
+}
