@@ -5,8 +5,9 @@ export interface Classification {
   kind: ScreenKind;
   /** The pattern that decided it (none for `unknown` and for quota found by the quota parser). */
   pattern?: ScreenPattern;
-  /** The quota line, when kind is `quota`. */
+  /** The quota line, when kind is `quota`, and its reset clause (which may wrap onto the next lines). */
   quotaLine?: string;
+  quotaReset?: string;
 }
 
 /** Trailing spaces and tabs only: a no-break space after `❯` is Claude Code's idle mark. */
@@ -38,7 +39,7 @@ export function classifyScreen(profile: Profile, lines: readonly string[]): Clas
   for (const kind of SCREEN_KINDS) {
     if (kind === 'quota') {
       const found = findQuotaMessage(screen);
-      if (found) return { kind, quotaLine: found.line };
+      if (found) return found.resetText ? { kind, quotaLine: found.line, quotaReset: found.resetText } : { kind, quotaLine: found.line };
     }
     for (const pattern of profile.patterns) {
       if (pattern.kind !== kind) continue;

@@ -58,7 +58,7 @@ export interface Observation {
 
 function enterQuota(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
   const line = obs.classification.quotaLine ?? '';
-  const reset = parseResetTime(line, new Date(obs.now), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
+  const reset = parseResetTime(obs.classification.quotaReset ?? line, new Date(obs.now), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
   const resetAt = reset?.getTime();
   const wait: QuotaWait = { since: obs.now, line, resetAt, nextProbeAt: resetAt ?? obs.now + limits.quotaProbeMs };
   return {

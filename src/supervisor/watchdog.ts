@@ -9,6 +9,7 @@ import type { StopReason } from '../protocol/stopFile.js';
 import type { Session } from '../sessions/session.js';
 import type { EventKind } from '../store/events.js';
 import type { LoopRow } from '../store/loops.js';
+import { parseResetTime } from '../agents/quota.js';
 import { decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
 
 /** What the watchdog needs of its loop. */
@@ -221,7 +222,10 @@ export class Watchdog {
     if (!this.state.quota) {
       const quota = lastQuotaError(entries, this.state.lastProgressAt);
       if (quota) {
-        const wait: QuotaWait = { since: now, line: quota.line, nextProbeAt: now + this.limits.quotaProbeMs };
+        // A relative reset ("in 2 hours") counts from when the error was written.
+        const reset = parseResetTime(quota.resetText ?? quota.line, new Date(quota.atMs ?? now), this.limits.timeZone ? { timeZone: this.limits.timeZone } : undefined);
+        const resetAt = reset?.getTime();
+        const wait: QuotaWait = { since: now, line: quota.line, resetAt, nextProbeAt: resetAt ?? now + this.limits.quotaProbeMs };
         this.state = { ...this.state, quota: wait, quotaArmed: false, stallCount: 0 };
         const session = this.host.session();
         if (session) this.enterQuota(wait, undefined, session);
