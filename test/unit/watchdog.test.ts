@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Watchdog, type WatchdogHost } from '../../src/supervisor/watchdog.js';
+import { PROFILES } from '../../src/agents/profiles.js';
+import type { Session } from '../../src/sessions/session.js';
+import type { LoopRow } from '../../src/store/loops.js';
+import type { EventKind } from '../../src/store/events.js';
+
+/** A watchdog over a fake session and a real task folder, on a hand-turned clock. */
+function rig(screen: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'autodeck-watchdog-'));
+  mkdirSync(join(dir, '.working'));
+  const writes: string[] = [];
+  const events: EventKind[] = [];
+  const stops: string[] = [];
+  let now = Date.parse('2026-11-22T05:00:00Z');
+  let row = { taskDir: dir, status: 'running', stallCount: 0, lastCaptureHash: '', recoveryStep: 0, recoveryTotal: 0, quotaWaitSince: '', quotaWaitMs: 0, startedAt: new Date(now).toISOString() } as unknown as LoopRow;
+  const session = { exited: false, screen: () => screen, write: (d: string) => writes.push(d) } as unknown as Session;
+  const host: WatchdogHost = {
+    taskDir: dir, now: () => now, session: () => session, row: () => row,
+    patch: (p) => (row = { ...row, ...p }), event: (k) => events.push(k), requestStop: (r) => stops.push(r), later: (_ms, fn) => fn(),
+  };
+  const dog = new Watchdog(host, PROFILES.generic, { stallThreshold: 2, recoveryPerIteration: 3, recoveryTotal: 10, stepTimeoutMs: 3_600_000, quotaProbeMs: 60_000 }, undefined);
+  const beat = (): void => {
+    now += 1000;
+    dog.beat();
+  };
+  return { dir, writes, events, stops, beat, row: () => row };
+}
+
+describe('the silent continue', () => {
+  it('types the continuation message, then Enter as its own write', () => {
+    const r = rig(['● Planning…', '> ']);
+    r.beat();
+    r.beat();
+    r.beat();
+    expect(r.writes).toEqual([PROFILES.generic.continuationMessage, '\r']);
+    expect(r.events).toContain('recovery');
+    expect(r.row()).toMatchObject({ status: 'stalled', recoveryStep: 1, recoveryTotal: 1 });
+  });
+
+  it('is skipped when the signal or status file changed since the screen froze (compare-and-swap)', () => {
+    const r = rig(['● Planning…', '> ']);
+    r.beat();
+    r.beat();
+    // a person, or the agent, acts while the screen stays the same
+    writeFileSync(join(r.dir, '.working', '.status.json'), '{"status":"executing"}');
+    r.beat();
+    expect(r.writes).toEqual([]);
+    expect(r.row().recoveryTotal).toBe(0);
+    // with nothing changing after that, the stall is recovered as usual
+    r.beat();
+    r.beat();
+    expect(r.writes).toEqual([PROFILES.generic.continuationMessage, '\r']);
+  });
+
+  it('counts recoveries up to the limit, then asks for a stall_limit stop', () => {
+    const r = rig(['working', 'nothing recognisable']);
+    for (let i = 0; i < 20 && r.stops.length === 0; i++) r.beat();
+    expect(r.writes).toEqual([]);
+    expect(r.events.filter((e) => e === 'stall_unrecognized')).toHaveLength(3);
+    expect(r.stops).toEqual(['stall_limit']);
+  });
+});
