@@ -164,7 +164,7 @@ async function main(): Promise<number> {
   console.log(`Each write is 30 ms after the previous sample was seen and >= ${SAME_FILE_MS} ms after the previous write to the same ` +
     'file; the time runs from before the write of .auto-signal.tmp to the first read that shows the new iteration_count.');
   console.log('(*) Without the same-file spacing: chokidar drops a change of a path within 50 ms of the previous one, so such a ' +
-    'write is found by the supervisor\'s 500 ms poll instead (informational; agents write one signal per step).');
+    'write is found by the supervisor\'s trailing poll 60 ms after the event (informational; agents write one signal per step).');
   console.log(`Only the supervisor process is counted (the ${LOOPS} simulated agents are separate processes). ` +
     'MB = 1024 KiB; p95 by nearest rank.');
   console.log(`Cleanup: ${stops.length} supervisors stopped by ${hows}, slowest in ${slowest.toFixed(1)} s; ` +
