@@ -1,6 +1,7 @@
 /**
- * The supervisor benchmark (issue 2): signal-file-to-database latency with 1 and 20 loops,
- * and the supervisor's own CPU and memory with 20 idle loops. Not part of `npm test`:
+ * The supervisor benchmark: signal-file-to-database latency with 1 and 20 loops, the
+ * supervisor's own CPU and memory with 20 idle loops (issue 2); the heartbeat's cost per
+ * session and the supervisor's CPU with 50 sessions at a 1 s heartbeat (issue 3). Not part of `npm test`:
  * run `npm run bench` (or `node dist/test/bench/run.js` after `npm run build`).
  *
  * Environment: BENCH_SAMPLES (default 100 per latency row), BENCH_IDLE_SECONDS (default 60),
@@ -12,13 +13,16 @@ import { allAtOnce, oneAtATime, SAME_FILE_MS } from './latency.js';
 import { clockTicksPerSecond, cpuTicks, memoryKiB } from './proc.js';
 import { summarize, type Summary } from './stats.js';
 import { BenchWorkspace, type StopReport } from './workspace.js';
+import { heartbeatCost } from './heartbeat.js';
 
 const LOOPS = 20;
 const LATENCY_MEDIAN_MS = 50;
 const LATENCY_P95_MS = 150;
 const CPU_PERCENT = 1;
 const RSS_MB = 100;
-const START_TIMEOUT_MS = 120_000;
+const START_TIMEOUT_MS = 180_000;
+const BEAT_SESSIONS = 50;
+const BEAT_CPU_PERCENT = 2;
 
 function envNumber(name: string, dflt: number, min: number): number {
   const raw = process.env[name];
@@ -35,8 +39,8 @@ const progress = (text: string): void => void process.stderr.write(`bench: ${tex
 const live = new Set<BenchWorkspace>();
 
 /** Runs `fn` against one `autodeck run` over `loops` idle loops, then stops it and removes everything. */
-async function withLoops<T>(loops: number, settleMs: number, fn: (ws: BenchWorkspace) => Promise<T>): Promise<{ result: T; stop: StopReport }> {
-  const ws = new BenchWorkspace(loops);
+async function withLoops<T>(loops: number, settleMs: number, fn: (ws: BenchWorkspace) => Promise<T>, heartbeatSeconds = 60): Promise<{ result: T; stop: StopReport }> {
+  const ws = new BenchWorkspace(loops, heartbeatSeconds);
   live.add(ws);
   try {
     ws.start();
@@ -120,6 +124,14 @@ async function main(): Promise<number> {
   const idle = await withLoops(LOOPS, settleMs, (ws) => measureIdle(ws, idleSeconds));
   stops.push(idle.stop);
 
+  progress('heartbeat cost per session: capture + hash + classify, real PTY, captured Claude Code screens');
+  const costs = [];
+  for (const fixture of ['idle.txt', 'busy.txt', 'permission-prompt.txt', 'quota-subscriber.txt']) costs.push(await heartbeatCost(fixture, 2000));
+
+  progress(`CPU with ${BEAT_SESSIONS} sessions at a 1 s heartbeat, ${idleSeconds} s`);
+  const beating = await withLoops(BEAT_SESSIONS, settleMs, (ws) => measureIdle(ws, idleSeconds), 1);
+  stops.push(beating.stop);
+
   // ---- report ----
   const latencyRows: [string, Summary, boolean][] = [
     ['1 loop, one signal at a time', summarize(one.result.spaced), true],
@@ -150,6 +162,19 @@ async function main(): Promise<number> {
     ['peak resident memory (VmHWM)', `${hwmMB.toFixed(1)} MB`, `(info)`, ''],
   ];
 
+  const beatRows = [['Heartbeat, one session (capture + hash + classify)', 'beats', 'median µs', 'p95 µs', 'target', 'result']];
+  for (const c of costs) {
+    const sum = summarize(c.microseconds);
+    beatRows.push([`screen: ${c.screen}`, String(sum.count), sum.median.toFixed(0), sum.p95.toFixed(0), '(info)', '']);
+  }
+  const b = beating.result;
+  const beatShare = (b.cpuSeconds / b.seconds) * 100;
+  const beatOk = beatShare < BEAT_CPU_PERCENT;
+  if (!beatOk) missed = true;
+  beatRows.push([`supervisor CPU, ${BEAT_SESSIONS} sessions, 1 s heartbeat, ${b.seconds.toFixed(0)} s`, '-', `${beatShare.toFixed(2)} % of one core`, '-',
+    `< ${BEAT_CPU_PERCENT} %`, verdict(beatOk)]);
+  beatRows.push([`  resident memory with ${BEAT_SESSIONS} sessions`, '-', `${(b.rssKiB / 1024).toFixed(1)} MB`, '-', '(info)', '']);
+
   const leftovers = stops.reduce((n, s) => n + s.leftoverAgents, 0);
   const agents = stops.reduce((n, s) => n + s.agents, 0);
   const hows = [...new Set(stops.map((s) => `${s.how} (exit ${s.exitCode})`))].join(', ');
@@ -160,6 +185,8 @@ async function main(): Promise<number> {
   console.log(table(lat, ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
   console.log('');
   console.log(table(res, ['l', 'l', 'l', 'l']));
+  console.log('');
+  console.log(table(beatRows, ['l', 'r', 'r', 'r', 'l', 'l']));
   console.log('');
   console.log(`Each write is 30 ms after the previous sample was seen and >= ${SAME_FILE_MS} ms after the previous write to the same ` +
     'file; the time runs from before the write of .auto-signal.tmp to the first read that shows the new iteration_count.');

@@ -51,7 +51,8 @@ export class BenchWorkspace {
   private query: Database.Statement | undefined;
   private removed = false;
 
-  constructor(loops: number) {
+  /** `heartbeatSeconds`: how often the supervisor captures each agent's screen. */
+  constructor(loops: number, private readonly heartbeatSeconds = 60) {
     this.dir = realpathSync(mkdtempSync(join(tmpdir(), 'autodeck-bench-')));
     mkdirSync(join(this.dir, '.git'));
     mkdirSync(join(this.dir, 'home'));
@@ -80,7 +81,9 @@ export class BenchWorkspace {
     for (const k of Object.keys(env)) if (k.startsWith('AUTODECK_')) delete env[k];
     const args = [
       BIN, 'run', ...this.modules, '--db', this.db, '--root', this.root, '--agent', SIM_AGENT,
-      '--heartbeat', '60', '--max-iterations', '1000', '--timeout', '600',
+      '--heartbeat', String(this.heartbeatSeconds), '--max-iterations', '1000', '--timeout', '600',
+      // The agents idle on purpose: keep the heartbeat capturing without ever calling it a stall.
+      '--stall-threshold', '100000', '--step-timeout', '600',
       // A stop asks the hanging agents to stop; they never look, so SIGTERM them after 1 s.
       '--grace', '1',
     ];
