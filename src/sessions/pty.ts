@@ -23,6 +23,8 @@ export class PtySession implements Session {
   private readonly exitListeners: ((e: SessionExit) => void)[] = [];
   private readonly outputListeners = new Set<(data: string) => void>();
   private disposed = false;
+  /** See Session.screenVersion: bumped once the emulator has parsed new output. */
+  screenVersion = 0;
 
   constructor(spec: SpawnSpec) {
     const cols = spec.cols ?? DEFAULT_COLS;
@@ -36,7 +38,7 @@ export class PtySession implements Session {
     this.pid = this.proc.pid;
     this.proc.onData((data) => {
       if (this.disposed) return;
-      this.term.write(data);
+      this.term.write(data, () => this.screenVersion++);
       for (const l of this.outputListeners) l(data);
     });
     this.proc.onExit(({ exitCode, signal }) => {
@@ -59,6 +61,7 @@ export class PtySession implements Session {
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
     this.term.resize(cols, rows);
+    this.screenVersion++;
     if (this.exited) return;
     try {
       this.proc.resize(cols, rows);

@@ -30,6 +30,11 @@ export interface Session {
   resize(cols: number, rows: number): void;
   /** The visible screen as lines of text, as a person would see it (no escape sequences). */
   screen(): string[];
+  /**
+   * Grows whenever the screen may have changed (output parsed, a resize). Absent when the
+   * backend cannot tell cheaply; then every heartbeat captures.
+   */
+  readonly screenVersion?: number;
   /** Called once, when the agent process has exited. */
   onExit(listener: (exit: SessionExit) => void): void;
   /** Raw output, for attach mode and throttled screen updates. Returns an unsubscribe. */

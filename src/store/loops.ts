@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 
 export const LOOP_STATUSES = ['starting', 'running', 'stalled', 'quota_wait', 'stopping', 'suspended', 'failed'] as const;
@@ -86,6 +87,7 @@ export class LoopStore {
   private readonly all;
   private readonly del;
   private readonly delFailed;
+  private readonly updates = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Db) {
     this.byTaskDir = db.prepare('SELECT * FROM task_auto WHERE task_dir = ?');
@@ -129,9 +131,19 @@ export class LoopStore {
   update(session: string, patch: Partial<LoopRow>): boolean {
     const fields = (Object.keys(patch) as (keyof LoopRow)[]).filter((f) => f !== 'session');
     if (fields.length === 0) return true;
-    const sql = `UPDATE task_auto SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(', ')} WHERE session_name = ?`;
-    const info = this.db.prepare(sql).run(...fields.map((f) => toColumnValue(f, patch[f])), session);
+    const info = this.updateStatement(fields).run(...fields.map((f) => toColumnValue(f, patch[f])), session);
     return info.changes > 0;
+  }
+
+  /** One prepared statement per set of fields: the heartbeat updates the same few every beat. */
+  private updateStatement(fields: readonly (keyof LoopRow)[]): Database.Statement {
+    const key = fields.join(',');
+    let stmt = this.updates.get(key);
+    if (!stmt) {
+      stmt = this.db.prepare(`UPDATE task_auto SET ${fields.map((f) => `${COLUMNS[f]} = ?`).join(', ')} WHERE session_name = ?`);
+      this.updates.set(key, stmt);
+    }
+    return stmt;
   }
 
   /**

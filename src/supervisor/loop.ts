@@ -80,6 +80,7 @@ export class Loop {
   /** Steps taken to end an idle agent after its loop is over: 0 none, 1 exit command, 2 SIGTERM. */
   private exitStage = 0;
   private trailingPoll: NodeJS.Timeout | undefined;
+  private readonly pending = new Set<keyof LoopRow>();
 
   private readonly watchdog: Watchdog;
 
@@ -91,6 +92,7 @@ export class Loop {
       session: () => this.session,
       row: () => this.row,
       patch: (p) => this.patch(p),
+      patchLater: (p) => this.patchLater(p),
       event: (kind, detail) => this.event(kind, detail),
       requestStop: (reason) => this.requestStop(reason),
       later: (ms, fn) => this.later(ms, fn),
@@ -451,8 +453,41 @@ export class Loop {
 
   private patch(patch: Partial<LoopRow>): void {
     this.row = { ...this.row, ...patch };
-    if (!this.over || patch.status === 'failed') this.deps.store.loops.update(this.row.session, patch);
+    if (!this.over || patch.status === 'failed') {
+      // Counters waiting for the next flush go along: the row is written whole or not at all.
+      const write = { ...this.pendingFields(), ...patch };
+      this.pending.clear();
+      this.deps.store.loops.update(this.row.session, write);
+    }
     this.deps.changed();
+  }
+
+  /**
+   * Changes seen by this process at once but written at the next flush: the heartbeat's
+   * counters move every beat, and one transaction for all loops costs far less than one each.
+   */
+  private patchLater(patch: Partial<LoopRow>): void {
+    this.row = { ...this.row, ...patch };
+    for (const k of Object.keys(patch) as (keyof LoopRow)[]) this.pending.add(k);
+    this.deps.changed();
+  }
+
+  private pendingFields(): Partial<LoopRow> {
+    const out: Partial<Record<keyof LoopRow, unknown>> = {};
+    for (const k of this.pending) out[k] = this.row[k];
+    return out as Partial<LoopRow>;
+  }
+
+  get dirty(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Writes the counters patched for later; the supervisor calls it inside one transaction. */
+  flush(): void {
+    if (this.over || this.pending.size === 0) return;
+    const write = this.pendingFields();
+    this.pending.clear();
+    this.deps.store.loops.update(this.row.session, write);
   }
 
   private event(kind: EventKind, detail: Record<string, unknown>): void {

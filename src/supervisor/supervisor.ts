@@ -313,6 +313,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private tick(): void {
     for (const loop of this.active()) loop.tick();
+    const dirty = this.active().filter((loop) => loop.dirty);
+    if (dirty.length > 0) {
+      this.store.tx(() => {
+        for (const loop of dirty) loop.flush();
+      });
+    }
     const now = this.now();
     if (now - this.lastLeaseAt >= LEASE_REFRESH_MS && this.loops.size > 0) {
       this.lastLeaseAt = now;

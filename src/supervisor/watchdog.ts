@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { answerKeys, classifyScreen } from '../agents/classify.js';
+import { answerKeys, classifyScreen, type Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
 import { findTranscript, isReasoningLoop, lastAssistantTexts, lastQuotaError, readTranscriptTail } from '../agents/transcript.js';
@@ -19,12 +19,21 @@ export interface WatchdogHost {
   session(): Session | undefined;
   row(): LoopRow;
   patch(patch: Partial<LoopRow>): void;
+  /** For counters that move every beat: seen at once, written with the next batch. */
+  patchLater(patch: Partial<LoopRow>): void;
   event(kind: EventKind, detail: Record<string, unknown>): void;
   requestStop(reason: StopReason): void;
   later(ms: number, fn: () => void): void;
 }
 
 const STATUS_FILE = join('.working', '.status.json');
+
+interface Look {
+  version: number | undefined;
+  hash: string;
+  classification: Classification;
+  answer: string[] | undefined;
+}
 
 function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
@@ -46,6 +55,7 @@ export class Watchdog {
   private baseline: string | undefined;
   private statusIdentity: string | undefined;
   private transcriptIdentity: string | undefined;
+  private lastLook: Look | undefined;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -85,10 +95,7 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const lines = session.screen();
-    const hash = sha1(this.profile.hashedLines(lines).join('\n'));
-    const classification = classifyScreen(this.profile, lines);
-    const answer = answerKeys(this.profile, classification, lines);
+    const { hash, classification, answer } = this.look(session);
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -102,6 +109,22 @@ export class Watchdog {
     this.state = state;
     this.persist(before, action);
     this.act(action, classification.kind, session);
+  }
+
+  /**
+   * Captures, hashes and classifies the screen, unless the session says nothing was drawn
+   * since the last look: an idle agent then costs no capture at all.
+   */
+  private look(session: Session): Look {
+    const version = session.screenVersion;
+    if (version !== undefined && version === this.lastLook?.version) return this.lastLook;
+    const lines = session.screen();
+    const classification = classifyScreen(this.profile, lines);
+    this.lastLook = {
+      version, hash: sha1(this.profile.hashedLines(lines).join('\n')), classification,
+      answer: answerKeys(this.profile, classification, lines),
+    };
+    return this.lastLook;
   }
 
   /** `.working/.status.json` changing is progress too (SPEC 5.3 step timeout). */
@@ -123,7 +146,9 @@ export class Watchdog {
     const row = this.host.row();
     if (action.type === 'recover' || action.type === 'unrecognized') patch.status = 'stalled';
     else if (row.status === 'stalled' && s.stallCount === 0 && !s.quota) patch.status = 'running';
-    if (Object.keys(patch).length > 0) this.host.patch(patch);
+    if (Object.keys(patch).length === 0) return;
+    if (patch.status !== undefined || patch.recoveryStep !== undefined || patch.recoveryTotal !== undefined) this.host.patch(patch);
+    else this.host.patchLater(patch);
   }
 
   private act(action: BeatAction, kind: string, session: Session): void {

@@ -20,7 +20,7 @@ function rig(screen: string[]) {
   const session = { exited: false, screen: () => screen, write: (d: string) => writes.push(d) } as unknown as Session;
   const host: WatchdogHost = {
     taskDir: dir, now: () => now, session: () => session, row: () => row,
-    patch: (p) => (row = { ...row, ...p }), event: (k) => events.push(k), requestStop: (r) => stops.push(r), later: (_ms, fn) => fn(),
+    patch: (p) => (row = { ...row, ...p }), patchLater: (p) => (row = { ...row, ...p }), event: (k) => events.push(k), requestStop: (r) => stops.push(r), later: (_ms, fn) => fn(),
   };
   const dog = new Watchdog(host, PROFILES.generic, { stallThreshold: 2, recoveryPerIteration: 3, recoveryTotal: 10, stepTimeoutMs: 3_600_000, quotaProbeMs: 60_000 }, undefined);
   const beat = (): void => {
