@@ -4,6 +4,7 @@ import type { LoopEvent } from '../store/events.js';
 import type { RunRow } from '../store/runs.js';
 import { formatEvent, duration, printable } from '../format/event.js';
 import { isBusyError } from '../store/db.js';
+import { tmuxAvailable } from '../sessions/tmux.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
 
 /** One loop to start: a task folder and, optionally, its own limits. */
@@ -25,7 +26,10 @@ export async function run(ctx: CommandContext): Promise<number> {
 /** Starts the loops, prints their events, and waits for them all to end (`run`, `demo`). */
 export async function supervise(ctx: CommandContext, requests: StartRequest[]): Promise<number> {
   // Accepted by the settings already, built in a later version: refuse rather than ignore.
-  if (ctx.settings.backend !== 'pty') throw new CliError(`autodeck: --backend ${ctx.settings.backend}: only the pty backend is available in this version`);
+  if (ctx.settings.backend === 'tmux') {
+    const tmux = tmuxAvailable();
+    if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
+  }
   if (ctx.settings.mode !== 'signal') throw new CliError(`autodeck: --mode ${ctx.settings.mode}: only signal mode is available in this version`);
   const store = Store.open(ctx.settings.db);
   const supervisor = new Supervisor({ store, settings: ctx.settings });

@@ -43,6 +43,8 @@ export interface Session {
   kill(signal?: NodeJS.Signals): void;
   /** Releases the emulator and listeners; kills the agent if it still runs. */
   dispose(): void;
+  /** Stops watching but leaves the agent running, for a backend whose agents outlive us (tmux). */
+  detach?(): void;
 }
 
 export type SessionFactory = (spec: SpawnSpec) => Session;

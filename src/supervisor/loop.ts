@@ -115,10 +115,11 @@ export class Loop {
     return join(this.row.taskDir, name);
   }
 
-  /** Starts watching and the agent (SPEC 5.1 steps 3–5). */
-  begin(): void {
+  /** Starts watching and the agent (SPEC 5.1 steps 3–5); or watches an agent already running. */
+  begin(running?: Session): void {
     this.watch();
-    this.spawnAgent();
+    if (running) this.adoptSession(running);
+    else this.spawnAgent();
     const every = Math.max(50, this.spec.settings.heartbeatSeconds * 1000);
     this.heartbeat = setInterval(() => this.beat(), every);
   }
@@ -159,11 +160,26 @@ export class Loop {
       this.onAgentExit({ exitCode: 127 });
       return;
     }
+    this.adoptSession(session);
+  }
+
+  private adoptSession(session: Session): void {
     this.session = session;
     this.patch({ status: this.row.status === 'starting' ? 'running' : this.row.status, agentPid: session.pid });
     session.onExit((exit) => {
       if (this.session === session) this.onAgentExit(exit);
     });
+  }
+
+  /**
+   * Watches again an agent that outlived its supervisor (tmux): no new agent, no restart
+   * counted (SPEC 5.6). A loop that was stopping goes on stopping.
+   */
+  reattach(session: Session): void {
+    if (this.row.status === 'stopping' && this.row.stopReason) this.stopReason = this.row.stopReason as StopReason;
+    this.patch({ stallCount: 0, lastCaptureHash: '' });
+    this.begin(session);
+    if (this.stopReason) this.startGrace();
   }
 
   /** Runs an adopted loop again in this process: a new agent, counters as planned (SPEC 5.6). */
@@ -430,10 +446,14 @@ export class Loop {
     this.deps.ended(this, { id, ...run });
   }
 
-  /** Stops the loop's timers and watcher without ending it (the process is going away). */
+  /**
+   * Stops the loop's timers and watcher without ending it (the process is going away).
+   * An agent that can outlive us (tmux) is let go, to be re-attached by the next owner.
+   */
   detach(): void {
     this.stopTimers();
     void this.watcher?.close();
+    this.session?.detach?.();
   }
 
   private stopTimers(): void {

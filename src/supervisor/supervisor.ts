@@ -7,6 +7,7 @@ import { resolveModule, startRefusal } from '../protocol/modules.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
 import { STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
 import { spawnPtySession } from '../sessions/pty.js';
+import { attachTmuxSession, tmuxFactory, type TmuxOptions } from '../sessions/tmux.js';
 import type { SessionFactory } from '../sessions/session.js';
 import { isConstraintError } from '../store/db.js';
 import type { EventKind, LoopEvent } from '../store/events.js';
@@ -68,7 +69,9 @@ export interface SupervisorOptions {
   store: Store;
   settings: SupervisorSettings;
   now?: () => number;
+  /** Session factories per backend; tests pass their own (a private tmux socket, say). */
   spawn?: SessionFactory;
+  tmux?: TmuxOptions;
   host?: string;
   pid?: number;
   env?: NodeJS.ProcessEnv;
@@ -95,7 +98,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   readonly host: string;
   readonly pid: number;
   private readonly now: () => number;
-  private readonly spawn: SessionFactory;
+  private readonly spawnPty: SessionFactory;
+  private readonly tmux: TmuxOptions;
   private readonly env: NodeJS.ProcessEnv;
   private readonly loops = new Map<string, Loop>();
   private readonly ticker: NodeJS.Timeout;
@@ -106,7 +110,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.store = opts.store;
     this.settings = opts.settings;
     this.now = opts.now ?? Date.now;
-    this.spawn = opts.spawn ?? spawnPtySession;
+    this.spawnPty = opts.spawn ?? spawnPtySession;
+    this.tmux = opts.tmux ?? { socket: (opts.env ?? process.env).AUTODECK_TMUX_SOCKET || undefined };
     this.host = opts.host ?? hostname();
     this.pid = opts.pid ?? process.pid;
     this.env = opts.env ?? process.env;
@@ -191,7 +196,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
     const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir }, {
       store: this.store,
-      spawn: this.spawn,
+      spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
       now: this.now,
       record: (r, kind, detail) => this.record(r, kind, detail),
       changed: () => this.emit('change'),
@@ -231,14 +236,24 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (!this.store.loops.claim(orphan, { ownerPid: this.pid, ownerHost: this.host, ownerHeartbeatAt: at })) {
       throw new StartRefused('conflict', `${orphan.taskName}: another autodeck is taking this loop over`);
     }
-    // A pty agent dies with its owner; one that survived (ignoring SIGHUP) cannot be watched again.
-    const killed = orphan.ownerHost === this.host && killOrphanAgent(orphan.agentPid, orphan.session);
-    const plan = planAdoption(orphan, (orphan.settings as Partial<StoredLoopSettings>).restartLimit ?? this.settings.restartLimit);
+    const from = { pid: orphan.ownerPid, host: orphan.ownerHost };
     const row = this.store.loops.get(orphan.session)!;
+    // A tmux agent outlives its supervisor: watch it again rather than start a second one.
+    const survivor = orphan.backend === 'tmux' ? attachTmuxSession(orphan.session, this.tmux) : undefined;
+    if (survivor && !survivor.exited) {
+      const loop = this.makeLoop(row);
+      this.record(row, 'recovered', { from, status: orphan.status, action: 'reattach', agentPid: survivor.pid });
+      if (row.status !== 'stopping') removeIfPresent(join(row.taskDir, STOP_FILE));
+      loop.reattach(survivor);
+      this.emit('change');
+      return loop;
+    }
+    survivor?.dispose(); // its agent has exited: the pane goes, the loop is adopted as below
+    // A pty agent dies with its owner; one that survived (ignoring SIGHUP) cannot be watched again.
+    const killed = orphan.ownerHost === this.host && orphan.backend !== 'tmux' && killOrphanAgent(orphan.agentPid, orphan.session);
+    const plan = planAdoption(orphan, (orphan.settings as Partial<StoredLoopSettings>).restartLimit ?? this.settings.restartLimit);
     const loop = this.makeLoop(row);
-    this.record(row, 'recovered', {
-      from: { pid: orphan.ownerPid, host: orphan.ownerHost }, status: orphan.status, action: plan.action, killedOrphanAgent: killed,
-    });
+    this.record(row, 'recovered', { from, status: orphan.status, action: plan.action, killedOrphanAgent: killed });
     if (plan.action === 'finish') {
       loop.finishOrphan();
       return undefined;

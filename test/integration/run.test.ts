@@ -305,7 +305,7 @@ describe('refusals', () => {
     ['a non-numeric timeout', ['--timeout', 'soon'], /--timeout/],
     ['an unknown flag', ['--bogus'], /bogus/],
     ['a shell operator in the agent', ['--agent', 'node x | tee log'], /operator/],
-    ['a backend not built yet', ['--backend', 'tmux'], /only the pty backend/],
+    ['a backend that does not exist', ['--backend', 'screen'], /--backend/],
   ])('exits 2 on %s with one line', async (_, flags, message) => {
     ws = makeWorkspace();
     const dir = ws.module('m');
