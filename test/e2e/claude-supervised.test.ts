@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { runCli } from '../helpers/cli.js';
+import { eventsOf, runsOf } from '../helpers/db.js';
+
+// The real Claude Code under `autodeck run`, against the fake Anthropic API on 127.0.0.1.
+// Claude Code starts idle at its prompt: autodeck's silent continue starts its turn; the
+// fake answers with a Bash tool use that writes the loop's final signal, which brings up
+// a permission prompt that autodeck answers; once the signal has ended the loop and
+// Claude Code is idle again, autodeck ends it with /exit.
+
+const install = await installClaudeCode();
+const title = `autodeck run supervising the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
+
+let ws: Workspace | undefined;
+let fake: FakeAnthropic | undefined;
+afterEach(async () => {
+  await fake?.close();
+  ws?.cleanup();
+  ws = fake = undefined;
+});
+
+describe.skipIf(!install.bin)(title, () => {
+  it('answers a permission prompt, continues an idle agent, and ends it with /exit', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('real-claude', { status: 'executing' });
+    const signal = JSON.stringify({ step: 'report', result: '(done)', next: '(stop)', checkpoint: '', iteration: 1, timestamp: '2026-11-22T05:00:00Z' });
+    fake = await startFakeAnthropic([
+      { toolUse: { name: 'Bash', input: { command: `printf '%s' '${signal}' > ${join(dir, '.auto-signal')}`, description: 'Write the final signal' } } },
+      { text: 'The task is complete.' },
+    ]);
+    const home = join(ws.dir, 'claude-home');
+    mkdirSync(home);
+    writeClaudeConfig(home, ws.dir);
+
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--agent', JSON.stringify(install.bin!),
+      '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env: claudeEnv({ home, port: fake.port }) });
+
+    expect(r.code, r.stderr).toBe(0);
+    const recoveries = eventsOf(ws.db, dir, 'recovery').map((e) => e.detail);
+    // the idle turn: the continuation message started the work
+    expect(recoveries[0]).toMatchObject({ kind: 'idle', keys: 'continuation message + Enter' });
+    // the permission prompt for the file-writing command: Enter on the highlighted Yes
+    expect(recoveries).toContainEqual(expect.objectContaining({ kind: 'permission_prompt', keys: '\\r' }));
+    expect(eventsOf(ws.db, dir, 'agent_exit').map((e) => e.detail)).toContainEqual(expect.objectContaining({ action: 'exit command', keys: '/exit' }));
+    expect(eventsOf(ws.db, dir, 'agent_exit').at(-1)!.detail).toMatchObject({ exitCode: 0 });
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete', forced: 0 });
+    expect(fake.mainTurns()).toBeGreaterThanOrEqual(2);
+    // the continuation message reached the model as the user's words
+    expect(JSON.stringify(fake.requests.find((q) => q.kind === 'main')?.body)).toContain('Please continue with the task');
+  }, 120_000);
+});
