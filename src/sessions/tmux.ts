@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, closeSync, constants, lstatSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -340,9 +340,25 @@ function exitOf(p: PaneState): SessionExit | undefined {
   return undefined;
 }
 
-/** tmux 3.3a can miss a pane's SIGCHLD (see the top); another one makes it reap. */
+/** Whether `pid` has exited and waits to be reaped (Linux /proc). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * tmux 3.3a can miss a pane's SIGCHLD (see the top); another one makes it reap. It can
+ * also leave a pane alive whose agent is already a zombie (seen with Claude Code's /exit):
+ * the same nudge makes it see the exit.
+ */
 function nudge(p: PaneState): void {
-  if (!p.dead || exitOf(p) || !(p.serverPid > 0)) return;
+  if (!(p.serverPid > 0)) return;
+  const lost = p.dead ? !exitOf(p) : isZombie(p.pid);
+  if (!lost) return;
   try {
     process.kill(p.serverPid, 'SIGCHLD');
   } catch { /* server gone: the next poll sees it */ }

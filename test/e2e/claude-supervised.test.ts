@@ -6,6 +6,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
+import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmux.js';
 
 // The real Claude Code under `autodeck run`, against the fake Anthropic API on 127.0.0.1.
 // Claude Code starts idle at its prompt: autodeck's silent continue starts its turn; the
@@ -24,9 +25,19 @@ afterEach(async () => {
   ws = fake = undefined;
 });
 
+const tmux = tmuxAvailable();
+const backends = tmux.ok ? ['pty', 'tmux'] : ['pty'];
+let socket = '';
+
 describe.skipIf(!install.bin)(title, () => {
-  it('answers a permission prompt, continues an idle agent, and ends it with /exit', async () => {
+  afterEach(() => {
+    if (socket) killTmuxServer({ socket });
+    socket = '';
+  });
+
+  it.each(backends)('answers a permission prompt, continues an idle agent, and ends it with /exit (%s)', async (backend) => {
     ws = makeWorkspace();
+    socket = `autodeck-e2e-${process.pid}-${Date.now()}`;
     const dir = ws.module('real-claude', { status: 'executing' });
     const signal = JSON.stringify({ step: 'report', result: '(done)', next: '(stop)', checkpoint: '', iteration: 1, timestamp: '2026-11-22T05:00:00Z' });
     fake = await startFakeAnthropic([
@@ -38,7 +49,8 @@ describe.skipIf(!install.bin)(title, () => {
     writeClaudeConfig(home, ws.dir);
 
     const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--agent', JSON.stringify(install.bin!),
-      '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env: claudeEnv({ home, port: fake.port }) });
+      '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--backend', backend],
+    { env: { ...claudeEnv({ home, port: fake.port }), AUTODECK_TMUX_SOCKET: socket } });
 
     expect(r.code, r.stderr).toBe(0);
     const recoveries = eventsOf(ws.db, dir, 'recovery').map((e) => e.detail);
