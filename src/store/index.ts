@@ -2,17 +2,23 @@ import { openDb, type Db } from './db.js';
 import { LoopStore } from './loops.js';
 import { RunStore } from './runs.js';
 import { EventStore } from './events.js';
+import { AgentStateStore } from './agentState.js';
+import { HookProgressStore } from './hookProgress.js';
 
-/** The three tables behind one open connection. */
+/** The tables behind one open connection. */
 export class Store {
   readonly loops: LoopStore;
   readonly runs: RunStore;
   readonly events: EventStore;
+  readonly agentState: AgentStateStore;
+  readonly hookProgress: HookProgressStore;
 
   constructor(readonly db: Db) {
     this.loops = new LoopStore(db);
     this.runs = new RunStore(db);
     this.events = new EventStore(db);
+    this.agentState = new AgentStateStore(db);
+    this.hookProgress = new HookProgressStore(db);
   }
 
   static open(path: string): Store {

@@ -65,4 +65,24 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_task_dir ON events (task_dir, id);
   `,
+  // 2: Stop-hook mode (SPEC 9): the hook's own counters per loop, and the agent's state
+  // as its hooks report it, which the supervisor reads before the screen.
+  `
+  CREATE TABLE hook_progress (
+    task_dir TEXT PRIMARY KEY,
+    session_name TEXT NOT NULL,
+    iteration INTEGER DEFAULT 0,
+    completed INTEGER DEFAULT -1,
+    stale_iterations INTEGER DEFAULT 0,
+    blocks INTEGER DEFAULT 0,
+    updated_at TEXT
+  );
+  CREATE TABLE agent_state (
+    session_name TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    event TEXT DEFAULT '',
+    detail TEXT DEFAULT '{}',
+    at TEXT NOT NULL
+  );
+  `,
 ];

@@ -100,3 +100,19 @@ describe('the state database', () => {
     expect(isBusyError(caught)).toBe(true);
   });
 });
+
+describe('migrations', () => {
+  it('brings a version-1 database forward without losing its rows', () => {
+    const path = dbPath();
+    const v1 = new Database(path);
+    v1.exec(MIGRATIONS[0]!);
+    v1.pragma('user_version = 1');
+    v1.prepare("INSERT INTO runs (session_name, task_dir, ended_at, outcome) VALUES ('s', '/t/a', 'now', 'complete')").run();
+    v1.close();
+    const store = Store.open(path);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(store.runs.list()).toHaveLength(1);
+    store.agentState.set({ session: 's', state: 'idle', event: 'Notification', detail: {}, at: 'now' });
+    expect(store.agentState.get('s')?.state).toBe('idle');
+  });
+});

@@ -1,0 +1,46 @@
+import type { Db } from './db.js';
+
+/** What an agent's own hooks say it is doing (SPEC 9 state hooks). */
+export const AGENT_STATES = ['busy', 'waiting', 'idle', 'compacting', 'compacted', 'exited'] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
+
+export interface AgentStateRow {
+  session: string;
+  state: AgentState;
+  /** The hook event that reported it (e.g. `Notification`). */
+  event: string;
+  detail: Record<string, unknown>;
+  at: string;
+}
+
+/** The `agent_state` table: the newest state per session. */
+export class AgentStateStore {
+  private readonly put;
+  private readonly one;
+  private readonly del;
+
+  constructor(db: Db) {
+    this.put = db.prepare(`INSERT INTO agent_state (session_name, state, event, detail, at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(session_name) DO UPDATE SET state = excluded.state, event = excluded.event, detail = excluded.detail, at = excluded.at`);
+    this.one = db.prepare('SELECT * FROM agent_state WHERE session_name = ?');
+    this.del = db.prepare('DELETE FROM agent_state WHERE session_name = ?');
+  }
+
+  set(row: AgentStateRow): void {
+    this.put.run(row.session, row.state, row.event, JSON.stringify(row.detail), row.at);
+  }
+
+  get(session: string): AgentStateRow | undefined {
+    const r = this.one.get(session) as Record<string, unknown> | undefined;
+    if (!r) return undefined;
+    let detail: Record<string, unknown> = {};
+    try {
+      detail = JSON.parse(String(r.detail)) as Record<string, unknown>;
+    } catch { /* keep empty */ }
+    return { session: String(r.session_name), state: r.state as AgentState, event: String(r.event ?? ''), detail, at: String(r.at) };
+  }
+
+  clear(session: string): void {
+    this.del.run(session);
+  }
+}
