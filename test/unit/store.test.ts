@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/store/index.js';
 import { isBusyError, isConstraintError, openDb } from '../../src/store/db.js';
@@ -104,6 +104,7 @@ describe('the state database', () => {
 describe('migrations', () => {
   it('brings a version-1 database forward without losing its rows', () => {
     const path = dbPath();
+    mkdirSync(dirname(path), { recursive: true });
     const v1 = new Database(path);
     v1.exec(MIGRATIONS[0]!);
     v1.pragma('user_version = 1');
