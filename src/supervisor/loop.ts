@@ -8,6 +8,7 @@ import type { Session, SessionExit, SessionFactory } from '../sessions/session.j
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
+import type { AgentState } from '../store/agentState.js';
 import type { Outcome, RunRow } from '../store/runs.js';
 import type { AgentProfile } from '../config/schema.js';
 import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
@@ -81,6 +82,8 @@ export class Loop {
   private exitStage = 0;
   private trailingPoll: NodeJS.Timeout | undefined;
   private readonly pending = new Set<keyof LoopRow>();
+  /** When the current agent session was started or re-attached. */
+  private sessionSince = 0;
 
   private readonly watchdog: Watchdog;
 
@@ -96,6 +99,7 @@ export class Loop {
       event: (kind, detail) => this.event(kind, detail),
       requestStop: (reason) => this.requestStop(reason),
       later: (ms, fn) => this.later(ms, fn),
+      agentState: () => this.agentState(),
     }, spec.profile, spec.limits, spec.transcriptDir);
   }
 
@@ -163,8 +167,16 @@ export class Loop {
     this.adoptSession(session);
   }
 
+  /** The hook-reported state of the current agent process: older reports are of a previous one. */
+  private agentState(): AgentState | undefined {
+    const reported = this.deps.store.agentState.get(this.row.session);
+    if (!reported || Date.parse(reported.at) < this.sessionSince) return undefined;
+    return reported.state;
+  }
+
   private adoptSession(session: Session): void {
     this.session = session;
+    this.sessionSince = this.deps.now();
     this.patch({ status: this.row.status === 'starting' ? 'running' : this.row.status, agentPid: session.pid });
     session.onExit((exit) => {
       if (this.session === session) this.onAgentExit(exit);

@@ -9,6 +9,7 @@ import type { StopReason } from '../protocol/stopFile.js';
 import type { Session } from '../sessions/session.js';
 import type { EventKind } from '../store/events.js';
 import type { LoopRow } from '../store/loops.js';
+import type { AgentState } from '../store/agentState.js';
 import { parseResetTime } from '../agents/quota.js';
 import { decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
 
@@ -24,11 +25,29 @@ export interface WatchdogHost {
   event(kind: EventKind, detail: Record<string, unknown>): void;
   requestStop(reason: StopReason): void;
   later(ms: number, fn: () => void): void;
+  /** The state the agent's own hooks last reported for this run of it, if any (SPEC 9). */
+  agentState?(): AgentState | undefined;
+}
+
+/** What a hook-reported state means for recovery; absent: the screen decides. */
+const HOOK_KINDS: Partial<Record<AgentState, Classification['kind']>> = {
+  busy: 'busy', waiting: 'permission_prompt', idle: 'idle', compacting: 'compacting',
+};
+
+/**
+ * The agent's own word comes before the screen (SPEC 5.3), except a quota message on the
+ * screen, which is more specific than "idle" or "waiting".
+ */
+export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look {
+  const kind = state ? HOOK_KINDS[state] : undefined;
+  if (!kind || look.classification.kind === 'quota' || kind === look.classification.kind) return look;
+  const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
+  return { ...look, classification: { kind }, answer };
 }
 
 const STATUS_FILE = join('.working', '.status.json');
 
-interface Look {
+export interface Look {
   version: number | undefined;
   hash: string;
   classification: Classification;
@@ -95,7 +114,7 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const { hash, classification, answer } = this.look(session);
+    const { hash, classification, answer } = withHookState(this.look(session), this.host.agentState?.(), this.profile);
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();

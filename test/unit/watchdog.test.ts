@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Watchdog, type WatchdogHost } from '../../src/supervisor/watchdog.js';
+import { Watchdog, withHookState, type WatchdogHost } from '../../src/supervisor/watchdog.js';
 import { PROFILES } from '../../src/agents/profiles.js';
 import type { Session } from '../../src/sessions/session.js';
 import type { LoopRow } from '../../src/store/loops.js';
@@ -62,5 +62,24 @@ describe('the silent continue', () => {
     expect(r.writes).toEqual([]);
     expect(r.events.filter((e) => e === 'stall_unrecognized')).toHaveLength(3);
     expect(r.stops).toEqual(['stall_limit']);
+  });
+});
+
+describe('the agent state its hooks report', () => {
+  const look = (kind: Parameters<typeof withHookState>[0]['classification']['kind'], answer?: string[]) =>
+    ({ version: 1, hash: 'h', classification: { kind }, answer });
+  it.each([
+    ['busy overrides an idle-looking screen', look('idle'), 'busy', 'busy', undefined],
+    ['waiting is a permission prompt answered with Enter for Claude Code', look('unknown'), 'waiting', 'permission_prompt', ['\r']],
+    ["waiting keeps the screen's own answer", look('permission_prompt', ['1']), 'waiting', 'permission_prompt', ['1']],
+    ['idle from the hook allows the silent continue', look('unknown'), 'idle', 'idle', undefined],
+    ['compacting is compaction', look('unknown'), 'compacting', 'compacting', undefined],
+    ['a quota message on screen still wins', look('quota'), 'idle', 'quota', undefined],
+    ['exited leaves it to the screen (the process exit decides)', look('unknown'), 'exited', 'unknown', undefined],
+    ['no report: the screen decides', look('yes_no_prompt', ['y', '\r']), undefined, 'yes_no_prompt', ['y', '\r']],
+  ] as const)('%s', (_, l, state, kind, answer) => {
+    const out = withHookState(l, state, PROFILES.claude);
+    expect(out.classification.kind).toBe(kind);
+    expect(out.answer).toEqual(answer);
   });
 });
