@@ -11,6 +11,8 @@ import { clearState, loadState, saveState, takeResult, type SimState } from './s
 import { STEP_TEXT, floodLine } from './text.js';
 import { LineReader, drained, sleep } from './waits.js';
 import { SimTranscript } from './transcript.js';
+import { callStopHook, completeOneTask } from './interactive.js';
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 
 export interface SimOptions {
@@ -124,6 +126,7 @@ class Sim {
   async run(): Promise<number> {
     this.writeEnvFile();
     this.say(`✻ autodeck sim · ${basename(this.dir)}`);
+    if (this.scenario.hookTurns) return this.hookTurns(this.scenario.hookTurns.maxTurns);
     if (this.idleReason) {
       this.say(this.idleReason);
       return this.finish();
@@ -251,12 +254,36 @@ class Sim {
     return true;
   }
 
+  /**
+   * An interactive agent under the Stop hook: one task per turn, then the hook decides
+   * whether another turn starts; once it allows the stop, the agent idles at its prompt.
+   */
+  private async hookTurns(maxTurns: number): Promise<number> {
+    const env = this.opts.env ?? process.env;
+    const hook = [process.execPath, process.argv[1] ?? 'autodeck', 'hook', 'stop'];
+    const sessionId = randomUUID();
+    for (let turn = 1; turn <= maxTurns; turn++) {
+      if (!(await sleep(this.scenario.stepSeconds, this.abort.signal))) return SIGTERM_EXIT;
+      const done = completeOneTask(this.dir);
+      const text = done ? `Completed: ${done}` : 'Nothing left that I can do.';
+      this.say(`● ${text}`);
+      this.transcript?.assistant(text);
+      const answer = callStopHook(hook, {
+        session_id: sessionId, transcript_path: this.transcript?.path ?? '', cwd: process.cwd(), hook_event_name: 'Stop',
+        stop_hook_active: turn > 1, last_assistant_message: text,
+      }, env);
+      if (!answer.block) break;
+      this.say(`  ⎿  Stop hook feedback: ${answer.reason?.split('\n')[0] ?? ''}`);
+    }
+    return this.finish(true);
+  }
+
   /** The loop is over: clean up, then exit, or idle at a prompt like an interactive agent. */
-  private async finish(): Promise<number> {
+  private async finish(idle = !this.scenario.exitAtStop): Promise<number> {
     removeIfPresent(join(this.dir, SIGNAL_TMP_FILE));
     removeIfPresent(join(this.dir, SYMLINK_TARGET));
     clearState(this.dir);
-    if (this.scenario.exitAtStop) return 0;
+    if (!idle) return 0;
     for (;;) {
       this.out.write('> ');
       const got = await this.input().next(this.abort.signal);

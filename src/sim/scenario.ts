@@ -46,6 +46,12 @@ export interface Scenario {
   idle?: { atIteration: number; times: number };
   /** Also write a Claude Code-like JSONL transcript under $HOME/.claude/projects/ (assistant texts, API 429s). */
   transcript: boolean;
+  /**
+   * Behave like an interactive agent under the Stop hook (SPEC 9) instead of running the
+   * auto loop: each turn completes one `.checklist.json` task, then calls `autodeck hook
+   * stop`; a block starts another turn (at most `maxTurns`), an allow leaves it idle at `> `.
+   */
+  hookTurns?: { maxTurns: number };
 }
 
 export const DEFAULT_SCENARIO: Readonly<Scenario> = Object.freeze({
@@ -123,7 +129,8 @@ class Fields {
 
 const KNOWN: Record<string, readonly string[]> = {
   top: ['stepSeconds', 'results', 'steps', 'crash', 'ignoreStop', 'ignoreSigterm', 'hang', 'prompt', 'quota', 'repeat',
-    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript'],
+    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript', 'hookTurns'],
+  hookTurns: ['maxTurns'],
   idle: ['atIteration', 'times'],
   crash: ['atIteration', 'exitCode', 'times'],
   hang: ['atIteration', 'seconds'],
@@ -194,6 +201,8 @@ export function parseScenario(text: string): ScenarioParse {
   }
   const idle = f.object('idle');
   if (idle) value.idle = { atIteration: idle.iteration(), times: idle.number('times', 1, 1, 1000, true) };
+  const hookTurns = f.object('hookTurns');
+  if (hookTurns) value.hookTurns = { maxTurns: hookTurns.number('maxTurns', 50, 1, 10_000, true) };
   const burst = f.object('burst');
   if (burst) value.burst = { atIteration: burst.iteration(), count: burst.number('count', 10, 1, 100_000, true), increment: burst.boolean('increment', false) };
   return { value, errors };
