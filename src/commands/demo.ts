@@ -24,6 +24,7 @@ export async function demo(ctx: CommandContext): Promise<number> {
     agent: [process.execPath, BIN, 'sim', '{taskDir}'],
     agentCwd: workspace,
     heartbeatSeconds: 1,
+    stallThreshold: 2,
     graceSeconds: 10,
   };
   line(ctx.stderr, `autodeck demo: workspace ${workspace}`);

@@ -30,6 +30,13 @@ export const DEMO_MODULES: readonly DemoModule[] = [
   { name: 'upgrade-framework', status: 'planning', title: 'Upgrade the framework',
     scenario: { stepSeconds: STEP, results: { 'check@post-plan': ['BLOCKED'] } },
     shows: 'the plan check finds a blocker: the loop ends blocked' },
+  { name: 'clean-old-branches', status: 'executing', title: 'Clean up old branches',
+    scenario: { stepSeconds: STEP, prompt: { atIteration: 2, text: 'Delete 14 merged branches? (y/n)' } },
+    shows: 'the agent stops at a (y/n) prompt: the stall is recognised and answered, then complete' },
+  { name: 'translate-docs', status: 'review', title: 'Translate the docs',
+    // reset 52 s ago + the 60 s margin: the wait lasts about 8 s
+    scenario: { stepSeconds: STEP, quota: { atIteration: 2, message: 'Claude AI usage limit reached|{epoch-52}', seconds: 600 } },
+    shows: 'a usage limit: the loop waits for the reset (its timeout paused), then goes on to complete' },
 ];
 
 /** Writes the demo's task modules under `root` (created when needed). */

@@ -29,6 +29,20 @@ export function describeEvent(e: LoopEvent): string {
       return `restart ${d.attempt}/${d.limit} in ${duration(Number(d.inMs))}`;
     case 'failed':
       return String(d.message);
+    case 'stall':
+      return d.limit ? `stall limit reached (${d.kind}; ${d.recoveryStep} this iteration, ${d.recoveryTotal} in all)`
+        : `suspected stall: ${d.kind}${d.stepTimeout ? ' (step timeout)' : ''}`;
+    case 'stall_unrecognized':
+      return `stalled on a screen it does not recognise (${d.kind}${d.stepTimeout ? ', step timeout' : ''}); no keys sent`;
+    case 'recovery':
+      return `recovered a ${String(d.kind).replace(/_/g, ' ')}: sent ${d.keys} (${d.recoveryStep} this iteration, ${d.recoveryTotal} in all)`;
+    case 'quota_wait':
+      return d.probe ? `still limited; tried again, next try at ${d.nextProbeAt}`
+        : `usage limit: ${d.message}; waiting until ${d.resetAt ?? `a try at ${d.nextProbeAt}`}`;
+    case 'quota_resume':
+      return `quota wait over (${d.why}) after ${duration(Number(d.waitedMs))}`;
+    case 'recovered':
+      return `adopted from autodeck pid ${(d.from as { pid?: number } | undefined)?.pid ?? '?'}: ${d.action}`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:
