@@ -15,6 +15,7 @@ const HELP = `
     autodeck stop TASK_DIR [--force]         ask a loop to stop (writes the stop file)
     autodeck lookup TASK_DIR [--json]        which session runs this module (exit 1: none)
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
+    autodeck serve [--api-port N]            headless supervisor with the loopback REST API
     autodeck demo                            real loops on a demo workspace, with the simulated agent
     autodeck sim TASK_DIR                    the simulated agent
 
@@ -31,7 +32,7 @@ const HELP = `
 ${settingsHelp().replace(/^/gm, '  ')}
 `;
 
-const COMMANDS = ['run', 'status', 'stop', 'lookup', 'log', 'sim', 'demo'] as const;
+const COMMANDS = ['run', 'status', 'stop', 'lookup', 'log', 'sim', 'demo', 'serve'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 async function dispatch(name: CommandName, ctx: CommandContext): Promise<number> {
@@ -50,6 +51,8 @@ async function dispatch(name: CommandName, ctx: CommandContext): Promise<number>
       return (await import('./commands/sim.js')).sim(ctx);
     case 'demo':
       return (await import('./commands/demo.js')).demo(ctx);
+    case 'serve':
+      return (await import('./commands/serve.js')).serve(ctx);
   }
 }
 

@@ -468,6 +468,27 @@ export class Loop {
     this.session?.detach?.();
   }
 
+  /**
+   * Leaves the loop for the next launch (SPEC 5.7): timers and watcher stop, the agent is
+   * ended (a pty agent cannot outlive its owner), and the row stays — `suspended`, which
+   * the next owner resumes without counting a restart (5.6), or still `stopping`, which
+   * it finishes. Nothing of this loop runs here afterwards.
+   */
+  suspend(): void {
+    if (this.over) return;
+    this.stopTimers();
+    void this.watcher?.close();
+    const session = this.session;
+    this.session = undefined; // its exit is no crash: the exit listener ignores a session no longer ours
+    const running = session !== undefined && !session.exited;
+    this.deps.store.tx(() => {
+      this.patch({ status: this.row.status === 'stopping' ? 'stopping' : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
+      if (running) this.event('agent_exit', { action: 'SIGKILL', why: 'autodeck is shutting down; the loop is suspended until the next launch' });
+    });
+    this.over = true;
+    session?.dispose();
+  }
+
   private stopTimers(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.trailingPoll) clearTimeout(this.trailingPoll);

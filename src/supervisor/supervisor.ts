@@ -296,6 +296,23 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     for (const loop of this.active()) loop.requestStop('user_stop', opts);
   }
 
+  /**
+   * Leaves every loop of this process for the next launch (SPEC 5.7), as a process that
+   * quits on purpose does: pty loops are suspended (their agents end, their rows stay
+   * `suspended` and resume at the next launch without counting a restart); tmux agents
+   * are let go and keep running, to be re-attached. Returns how many loops it left.
+   */
+  suspendAll(): number {
+    const loops = this.active();
+    for (const loop of loops) {
+      if (loop.row.backend === 'tmux') loop.detach();
+      else loop.suspend();
+      this.loops.delete(loop.taskDir);
+    }
+    if (loops.length > 0) this.emit('change');
+    return loops.length;
+  }
+
   /** Resolves once this process owns no running loop. */
   whenIdle(): Promise<void> {
     if (this.loops.size === 0) return Promise.resolve();

@@ -1,0 +1,160 @@
+import { realpathSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { isAbsolute } from 'node:path';
+import { sessionName } from '../paths.js';
+import { resolveModule } from '../protocol/modules.js';
+import { isBusyError } from '../store/db.js';
+import type { Store } from '../store/index.js';
+import type { LoopRow } from '../store/loops.js';
+import { ownerAlive } from '../supervisor/owner.js';
+import { loopStatusJson } from '../supervisor/snapshot.js';
+import { StartRefused, type StartOptions, type Supervisor } from '../supervisor/supervisor.js';
+import { excerpt, HttpError, readJsonObject } from './body.js';
+
+/** What the routes work with. */
+export interface ApiDeps {
+  supervisor: Supervisor;
+  store: Store;
+  /** The roots under which `taskDir` must lie. */
+  settings: { roots: readonly string[] };
+  now: () => number;
+}
+
+export interface RequestContext {
+  req: IncomingMessage;
+  url: URL;
+  /** The path's captured segments, in order. */
+  params: string[];
+  deps: ApiDeps;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+export interface Route {
+  pattern: RegExp;
+  handlers: Partial<Record<Method, Handler>>;
+}
+
+/** `:id` of `/api/sessions/:id/task-auto` that means "the session autodeck derives". */
+export const AUTO_SESSION = 'auto';
+
+const START_FIELDS = new Set(['taskDir', 'maxIterations', 'timeoutMinutes']);
+
+/** The start options of a body, checked as SPEC 3 checks the settings. */
+function startOptions(body: Record<string, unknown>): StartOptions {
+  const options: StartOptions = {};
+  const { maxIterations, timeoutMinutes } = body;
+  if (maxIterations !== undefined) {
+    if (typeof maxIterations !== 'number' || !Number.isInteger(maxIterations) || maxIterations < 1 || maxIterations > 1000) {
+      throw new HttpError(400, `maxIterations must be a whole number from 1 to 1000 (got ${excerpt(maxIterations, 40)})`);
+    }
+    options.maxIterations = maxIterations;
+  }
+  if (timeoutMinutes !== undefined) {
+    if (typeof timeoutMinutes !== 'number' || !Number.isFinite(timeoutMinutes) || timeoutMinutes <= 0 || timeoutMinutes > 1440) {
+      throw new HttpError(400, `timeoutMinutes must be a number of minutes above 0 and at most 1440 (got ${excerpt(timeoutMinutes, 40)})`);
+    }
+    options.timeoutMinutes = timeoutMinutes;
+  }
+  return options;
+}
+
+function statusOf(row: LoopRow, deps: ApiDeps): unknown {
+  const now = deps.now();
+  return loopStatusJson(row, now, ownerAlive(row, { host: deps.supervisor.host, now }));
+}
+
+/** POST: starts a loop (SPEC 5.1) and answers with its status object. */
+export async function startLoop({ req, params, deps }: RequestContext): Promise<Reply> {
+  const body = await readJsonObject(req);
+  const unknown = Object.keys(body).filter((k) => !START_FIELDS.has(k));
+  if (unknown.length > 0) throw new HttpError(400, `unknown field${unknown.length > 1 ? 's' : ''}: ${excerpt(unknown.join(', '))}`);
+  const { taskDir } = body;
+  if (typeof taskDir !== 'string' || taskDir === '') throw new HttpError(400, 'taskDir must be a string: the absolute path of a task module');
+  const options = startOptions(body);
+  if (!isAbsolute(taskDir)) throw new HttpError(403, `not a task module under a root: taskDir must be an absolute path (got ${excerpt(taskDir)})`);
+  const resolved = resolveModule(taskDir, deps.settings.roots);
+  if (!resolved.ok) throw new HttpError(403, `not a task module under a root: ${excerpt(taskDir)}`);
+  const { module } = resolved;
+  const expected = sessionName(module.name, module.dir);
+  const [id] = params;
+  if (id !== AUTO_SESSION && id !== expected) {
+    throw new HttpError(400, `the session of ${excerpt(module.name, 60)} is ${expected} (or use "${AUTO_SESSION}"), not ${excerpt(id, 60)}`);
+  }
+  try {
+    deps.supervisor.start(module.dir, options);
+  } catch (err) {
+    if (err instanceof StartRefused) throw new HttpError(err.kind === 'conflict' ? 409 : 400, excerpt(err.message, 300));
+    if (isBusyError(err)) throw new HttpError(503, 'the state database is locked by another process; try again');
+    throw err;
+  }
+  const row = deps.store.loops.get(expected);
+  // Adopting an orphan that was stopping finishes it at once: nothing runs now.
+  if (!row) throw new HttpError(409, `${excerpt(module.name, 60)}: a loop left there by an autodeck that died was being stopped and has been finished; start again`);
+  return { status: 201, body: statusOf(row, deps) };
+}
+
+/** The active row of a session, or 404. */
+function sessionRow(deps: ApiDeps, id: string | undefined): LoopRow {
+  const row = id ? deps.store.loops.get(id) : undefined;
+  if (!row) throw new HttpError(404, `no loop in session ${excerpt(id ?? '', 60)}`);
+  return row;
+}
+
+/** GET: a loop's status object, as in `status --json`. */
+export function getLoop({ params, deps }: RequestContext): Reply {
+  return { status: 200, body: statusOf(sessionRow(deps, params[0]), deps) };
+}
+
+/** DELETE: a user stop, through the stop file (SPEC 2.2). */
+export function stopLoop({ params, deps }: RequestContext): Reply {
+  const row = sessionRow(deps, params[0]);
+  if (row.status === 'failed' || !deps.supervisor.stop(row.taskDir, { reason: 'user_stop' })) {
+    throw new HttpError(404, `no active loop in session ${row.session}`);
+  }
+  const now = deps.now();
+  const mine = deps.supervisor.active().some((l) => l.taskDir === row.taskDir);
+  // Nobody watches an orphan's stop file: mark its row, so whoever adopts it finishes it (as `autodeck stop`).
+  if (!mine && !ownerAlive(row, { host: deps.supervisor.host, now })) {
+    deps.store.loops.update(row.session, { status: 'stopping', stopReason: 'user_stop' });
+  }
+  return { status: 202, body: { session_name: row.session, status: 'stopping' } };
+}
+
+/** GET lookup: which session runs the module at `taskDir`. */
+export function lookupLoop({ url, deps }: RequestContext): Reply {
+  const taskDir = url.searchParams.get('taskDir');
+  if (taskDir === null || taskDir === '') throw new HttpError(400, 'the taskDir query parameter is required');
+  if (!isAbsolute(taskDir)) throw new HttpError(400, `taskDir must be an absolute path (got ${excerpt(taskDir)})`);
+  let real: string;
+  try {
+    real = realpathSync(taskDir);
+  } catch {
+    throw new HttpError(404, `no loop for ${excerpt(taskDir)}`);
+  }
+  const row = deps.store.loops.getByTaskDir(real);
+  if (!row) throw new HttpError(404, `no loop for ${excerpt(taskDir)}`);
+  return { status: 200, body: { session_name: row.session, status: row.status } };
+}
+
+/** SPEC 8. A session name has no `/`; a path matches one route at most. */
+export const ROUTES: readonly Route[] = [
+  { pattern: /^\/api\/sessions\/([^/]+)\/task-auto$/, handlers: { POST: startLoop, GET: getLoop, DELETE: stopLoop } },
+  { pattern: /^\/api\/task-auto\/lookup$/, handlers: { GET: lookupLoop } },
+];
+
+export type Match = { route: Route; params: string[] } | undefined;
+
+export function matchRoute(path: string, routes: readonly Route[] = ROUTES): Match {
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (m) return { route, params: m.slice(1).map((s) => s ?? '') };
+  }
+  return undefined;
+}
