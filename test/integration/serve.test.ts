@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { statSync } from 'node:fs';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { BIN, SIM_AGENT, type CliRun } from '../helpers/cli.js';
 import { loopRow, runsOf } from '../helpers/db.js';
@@ -9,18 +8,7 @@ import { waitFor } from '../helpers/wait.js';
 import { http } from '../helpers/http.js';
 import { apiTokenPath } from '../../src/api/token.js';
 
-// `autodeck serve` as a real process: the built CLI once src/cli.ts dispatches `serve`;
-// until then the same `serve()` from the build through a tiny runner with the same flags.
-
-const CLI_JS = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
-const RUNNER = fileURLToPath(new URL('../helpers/serve-main.mjs', import.meta.url));
-const wired = (() => {
-  try {
-    return readFileSync(CLI_JS, 'utf8').includes('commands/serve.js');
-  } catch {
-    return false;
-  }
-})();
+// `autodeck serve` as a real process: the built CLI.
 
 let ws: Workspace;
 
@@ -42,7 +30,7 @@ afterEach(async () => {
 
 function startServe(extra: string[] = []): CliRun {
   const flags = ['--api-port', '0', '--db', ws.db, '--root', ws.root, '--agent', SIM_AGENT, '--heartbeat', '0.5', ...extra];
-  const args = wired ? [BIN, 'serve', ...flags] : [RUNNER, ...flags];
+  const args = [BIN, 'serve', ...flags];
   const child = spawn(process.execPath, args, { cwd: ws.dir, env: ws.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -61,7 +49,7 @@ async function portOf(run: CliRun): Promise<number> {
   return Number(m[1]);
 }
 
-describe(`autodeck serve (${wired ? 'the CLI' : 'serve() through test/helpers/serve-main.mjs: src/cli.ts does not dispatch serve yet'})`, () => {
+describe('autodeck serve', () => {
   it('serves the API: a loop started over HTTP completes; SIGINT exits 130', async () => {
     ws = makeWorkspace('autodeck-serve-');
     const server = startServe();
