@@ -40,6 +40,9 @@ export class RunStore {
   private readonly ins;
   private readonly recent;
   private readonly recentFor;
+  private readonly forDirWith;
+  private readonly countAll;
+  private readonly countFor;
 
   constructor(db: Db) {
     this.ins = db.prepare(`INSERT INTO runs (session_name, task_dir, task_name, started_at, ended_at, iterations,
@@ -48,6 +51,10 @@ export class RunStore {
       @outcome, @stopReason, @forced, @recoveries, @restarts, @quotaWaitMs, @activeMs)`);
     this.recent = db.prepare(`${SELECT} ORDER BY id DESC LIMIT ?`);
     this.recentFor = db.prepare(`${SELECT} WHERE task_dir = ? ORDER BY id DESC LIMIT ?`);
+    // The outcomes come as one JSON array, so one statement serves any set of them.
+    this.forDirWith = db.prepare(`${SELECT} WHERE task_dir = ? AND outcome IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?`);
+    this.countAll = db.prepare('SELECT count(*) AS n FROM runs');
+    this.countFor = db.prepare('SELECT count(*) AS n FROM runs WHERE task_dir = ?');
   }
 
   insert(run: NewRun): number {
@@ -58,5 +65,21 @@ export class RunStore {
   list(limit = 20, taskDir?: string): RunRow[] {
     const rows = taskDir === undefined ? this.recent.all(limit) : this.recentFor.all(taskDir, limit);
     return (rows as Record<string, unknown>[]).map(fromRaw);
+  }
+
+  /**
+   * One module's runs, newest first; only those with one of `outcomes` when given (the
+   * limit suggestion reads `complete`, `max_iterations` and `timeout` runs).
+   */
+  forTaskDir(taskDir: string, limit = 20, outcomes?: readonly Outcome[]): RunRow[] {
+    if (outcomes === undefined) return this.list(limit, taskDir);
+    if (outcomes.length === 0) return [];
+    return (this.forDirWith.all(taskDir, JSON.stringify(outcomes), limit) as Record<string, unknown>[]).map(fromRaw);
+  }
+
+  /** How many runs there are, of one module or of all. */
+  count(taskDir?: string): number {
+    const r = (taskDir === undefined ? this.countAll.get() : this.countFor.get(taskDir)) as { n: number };
+    return r.n;
   }
 }

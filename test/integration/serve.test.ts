@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { BIN, SIM_AGENT, type CliRun } from '../helpers/cli.js';
 import { loopRow, runsOf } from '../helpers/db.js';
