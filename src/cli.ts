@@ -1,13 +1,10 @@
-import meow from 'meow';
-import { meowFlags, settingsHelp } from './config/help.js';
-import { resolveSettings } from './config/settings.js';
-import { formatSettingError } from './config/errors.js';
-import { AGENT_PROFILES } from './config/schema.js';
-import { resolveProfile } from './agents/userProfiles.js';
-import { isBusyError } from './store/db.js';
+import { parseArgs } from 'node:util';
 import { CliError, EXIT, type CommandContext } from './commands/context.js';
 
-const HELP = `
+// Everything else is imported when needed: the hooks run on every turn of the agent and
+// `status` in scripts, so starting fast matters more than tidy top-level imports.
+
+const usage = (settingsHelp: string): string => `
   Usage
     autodeck [--root DIR]...                 the dashboard (needs a terminal)
     autodeck run TASK_DIR... [flags]         supervise loops headless, in the foreground
@@ -15,6 +12,7 @@ const HELP = `
     autodeck stop TASK_DIR [--force]         ask a loop to stop (writes the stop file)
     autodeck lookup TASK_DIR [--json]        which session runs this module (exit 1: none)
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
+    autodeck history [TASK_DIR] [--last N] [--json]   finished runs with outcome, times and score
     autodeck serve [--api-port N]            headless supervisor with the loopback REST API
     autodeck demo                            real loops on a demo workspace, with the simulated agent
     autodeck sim TASK_DIR                    the simulated agent
@@ -22,17 +20,17 @@ const HELP = `
   Command flags
     --json            machine-readable output (run: NDJSON events on stdout)
     --force           stop: kill the agent at once
-    --last N          log: how many events (default 50)
+    --last N          log / history: how many (log 50, history 20)
     --help, --version
 
   Exit codes: 0 all went as asked (run: every loop complete), 1 a loop ended another
   way or nothing was found, 2 usage or settings error, 3 conflict (already running),
   130 interrupted.
 
-${settingsHelp().replace(/^/gm, '  ')}
+${settingsHelp.replace(/^/gm, '  ')}
 `;
 
-const COMMANDS = ['run', 'status', 'stop', 'lookup', 'log', 'sim', 'demo', 'serve'] as const;
+const COMMANDS = ['run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 async function dispatch(name: CommandName, ctx: CommandContext): Promise<number> {
@@ -51,8 +49,14 @@ async function dispatch(name: CommandName, ctx: CommandContext): Promise<number>
       return (await import('./commands/sim.js')).sim(ctx);
     case 'demo':
       return (await import('./commands/demo.js')).demo(ctx);
+    case 'history':
+      return (await import('./commands/history.js')).history(ctx);
     case 'serve':
       return (await import('./commands/serve.js')).serve(ctx);
+    case 'init':
+      return (await import('./commands/init.js')).init(ctx);
+    case 'hook':
+      return (await import('./commands/hook.js')).hook(ctx);
   }
 }
 
@@ -66,9 +70,11 @@ function noDashboard(interactive: boolean): number {
   return EXIT.usage;
 }
 
-function parseArgs(argv: string[]) {
+async function parseWithMeow(argv: string[]) {
+  const { default: meow } = await import('meow');
+  const { meowFlags, settingsHelp } = await import('./config/help.js');
   try {
-    return meow(HELP, {
+    return meow(usage(settingsHelp()), {
       importMeta: import.meta,
       argv,
       allowUnknownFlags: false,
@@ -86,33 +92,59 @@ function parseArgs(argv: string[]) {
   }
 }
 
+/**
+ * `status [--json] [--db PATH]`, the call scripts make in a loop, parsed with node's own
+ * parseArgs: loading meow costs about a third of the command's time. Anything else (or
+ * anything odd) goes through meow, which gives the full help and errors.
+ */
+function quickStatusArgs(argv: string[]): { input: string[]; flags: Record<string, unknown> } | undefined {
+  if (argv[0] !== 'status') return undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv, allowPositionals: true, strict: true,
+      options: { json: { type: 'boolean' }, db: { type: 'string' } },
+    });
+    return positionals.length === 1 ? { input: positionals, flags: values } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<number> {
-  const cli = parseArgs(argv);
+  // A hook answers Claude Code within a second and never fails it: no flags, no settings
+  // files (a bad .autodeck.json must not turn into a refused tool call), AUTODECK_* only.
+  if (argv[0] === 'hook' && !argv.includes('--help')) return (await import('./commands/hook.js')).hookMain(argv.slice(1));
+  const cli = quickStatusArgs(argv) ?? (await parseWithMeow(argv));
   const [command, ...args] = cli.input;
   if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {
     process.stderr.write(`autodeck: unknown command "${command}"; see autodeck --help\n`);
     return EXIT.usage;
   }
   const cwd = process.cwd();
+  const { resolveSettings, formatSettingError, AGENT_PROFILES } = await import('./config/settings.js');
   const { value: settings, errors } = resolveSettings({ flags: cli.flags, env: process.env, cwd });
   if (errors.length > 0) {
     process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
     return EXIT.usage;
   }
-  const profileError = AGENT_PROFILES.flatMap((name) => resolveProfile(name, settings.profiles).errors)[0];
-  if (profileError) {
-    process.stderr.write(`autodeck: ${profileError} (settings file)\n`);
-    return EXIT.usage;
+  if (command === 'run' || command === 'demo' || command === 'serve' || command === undefined) {
+    const { resolveProfile } = await import('./agents/userProfiles.js');
+    const profileError = AGENT_PROFILES.flatMap((name) => resolveProfile(name, settings.profiles).errors)[0];
+    if (profileError) {
+      process.stderr.write(`autodeck: ${profileError} (settings file)\n`);
+      return EXIT.usage;
+    }
   }
   if (command === undefined) return noDashboard(Boolean(process.stdin.isTTY && process.stdout.isTTY));
   return dispatch(command as CommandName, { args, flags: cli.flags, settings, stdout: process.stdout, stderr: process.stderr, cwd });
 }
 
-function report(err: unknown): number {
+async function report(err: unknown): Promise<number> {
   if (err instanceof CliError) {
     process.stderr.write(`${err.message}\n`);
     return err.code;
   }
+  const { isBusyError } = await import('./store/db.js');
   if (isBusyError(err)) {
     process.stderr.write('autodeck: the state database is locked by another process (waited 5 s); try again\n');
     return EXIT.other;
@@ -129,4 +161,4 @@ function exit(code: number): void {
   setTimeout(() => process.exit(code), 2000).unref();
 }
 
-main().then(exit, (err: unknown) => exit(report(err)));
+main().then(exit, async (err: unknown) => exit(await report(err)));

@@ -1,7 +1,13 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve, sep } from 'node:path';
-import { parse, type ParseEntry } from 'shell-quote';
-import which from 'which';
+import type { ParseEntry } from 'shell-quote';
+import type whichModule from 'which';
+
+// Loaded on first use: `status` and the hooks resolve settings on every call and must start fast.
+const require = createRequire(import.meta.url);
+const shellQuote = (): typeof import('shell-quote') => require('shell-quote') as typeof import('shell-quote');
+const which = (): typeof whichModule => require('which') as typeof whichModule;
 
 /** A one-line problem with an agent command string. */
 export class AgentCommandError extends Error {
@@ -20,7 +26,7 @@ export function splitAgentCommand(s: string): string[] {
   let entries: ParseEntry[];
   try {
     // Returning the `$`-prefixed name puts `$VAR` back as it was written.
-    entries = parse(s, (name: string) => `$${name}`);
+    entries = shellQuote().parse(s, (name: string) => `$${name}`);
   } catch (e) {
     throw new AgentCommandError(`cannot split the agent command: ${(e as Error).message}`);
   }
@@ -76,7 +82,7 @@ export function resolveProgram(
   }
   // `which` falls back to process.env.PATH for an empty path; an env without PATH finds nothing.
   if (!env.PATH) return undefined;
-  return which.sync(program, { nothrow: true, path: env.PATH }) ?? undefined;
+  return which().sync(program, { nothrow: true, path: env.PATH }) ?? undefined;
 }
 
 export function missingProgramMessage(program: string): string {

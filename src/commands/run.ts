@@ -30,7 +30,6 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
     const tmux = tmuxAvailable();
     if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
   }
-  if (ctx.settings.mode !== 'signal') throw new CliError(`autodeck: --mode ${ctx.settings.mode}: only signal mode is available in this version`);
   const store = Store.open(ctx.settings.db);
   const supervisor = new Supervisor({ store, settings: ctx.settings });
   const json = ctx.flags.json === true;

@@ -73,7 +73,6 @@ export async function serve(ctx: CommandContext): Promise<number> {
     if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
   }
   // As `run`: accepted by the settings already, refused until hook mode is built.
-  if (ctx.settings.mode !== 'signal') throw new CliError(`autodeck: --mode ${ctx.settings.mode}: only signal mode is available in this version`);
 
   const store = Store.open(ctx.settings.db);
   const supervisor = new Supervisor({ store, settings: ctx.settings });

@@ -2,14 +2,13 @@ import { hostname } from 'node:os';
 import { Store } from '../store/index.js';
 import { loopStatusJson, runJson } from '../supervisor/snapshot.js';
 import { ownerAlive } from '../supervisor/owner.js';
-import { duration, printable } from '../format/event.js';
 import { line, type CommandContext } from './context.js';
 
 /** How many finished runs `status` lists under `recent`. */
 export const RECENT_RUNS = 10;
 
 /** `autodeck status [--json]`: every active loop and the last finished ones. */
-export function status(ctx: CommandContext): number {
+export async function status(ctx: CommandContext): Promise<number> {
   const store = Store.open(ctx.settings.db);
   try {
     const now = Date.now();
@@ -20,6 +19,7 @@ export function status(ctx: CommandContext): number {
       line(ctx.stdout, JSON.stringify({ loops, recent }, null, 2));
       return 0;
     }
+    const { duration, printable } = await import('../format/event.js');
     if (loops.length === 0) line(ctx.stdout, 'No active loops.');
     for (const l of loops) {
       const step = l.step ? `${l.step} ${l.result} -> ${l.next}` : '-';

@@ -1,0 +1,106 @@
+import { basename } from 'node:path';
+import { Store } from '../store/index.js';
+import type { RunRow } from '../store/runs.js';
+import { runJson } from '../supervisor/snapshot.js';
+import { duration, printable } from '../format/event.js';
+import { columns } from '../format/table.js';
+import { scoreOf } from '../history/score.js';
+import { suggestLimits, SUGGEST_OUTCOMES, SUGGEST_WINDOW, type LimitSuggestion } from '../history/suggest.js';
+import { CliError, line, type CommandContext } from './context.js';
+import { taskDirArg } from './target.js';
+
+/** How many runs `history` lists unless `--last N` says otherwise. */
+export const HISTORY_RUNS = 20;
+
+/** One finished run as `history --json` lists it: the `status --json` fields, the limits and the score. */
+export function historyRunJson(run: RunRow): Record<string, unknown> {
+  return {
+    id: run.id,
+    ...runJson(run),
+    maxIterations: run.maxIterations,
+    timeoutMinutes: run.timeoutMinutes,
+    score: Math.round(scoreOf(run) * 1000) / 1000,
+  };
+}
+
+/** The limits to suggest for a module's next loop, from its newest runs (see history/suggest.ts). */
+export function suggestionFor(store: Store, taskDir: string, defaults: { maxIterations: number; timeoutMinutes: number }): LimitSuggestion {
+  return suggestLimits(store.runs.forTaskDir(taskDir, SUGGEST_WINDOW, SUGGEST_OUTCOMES), defaults);
+}
+
+/** The line `history TASK_DIR` ends with. */
+export function suggestionLine(s: LimitSuggestion): string {
+  return `suggested next: --max-iterations ${s.maxIterations} --timeout ${s.timeoutMinutes} (${s.basis})`;
+}
+
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+/** Local `YYYY-MM-DD HH:MM`; only `HH:MM` when `sameDayAs` falls on the same local day. */
+function when(iso: string, sameDayAs?: string): string {
+  const d = new Date(iso);
+  if (!iso || Number.isNaN(d.getTime())) return iso || '-';
+  const day = `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+  const time = `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+  if (sameDayAs !== undefined) {
+    const o = new Date(sameDayAs);
+    if (!Number.isNaN(o.getTime()) && o.toDateString() === d.toDateString()) return time;
+  }
+  return `${day} ${time}`;
+}
+
+/** The human table, newest first; the module column only when runs of several modules are shown. */
+function table(runs: RunRow[], withModule: boolean): string[] {
+  const head = ['STARTED', 'ENDED', ...(withModule ? ['MODULE'] : []), 'OUTCOME', 'SCORE', 'ITER', 'ACTIVE', 'RECOV', 'RESTARTS', 'QUOTA WAIT'];
+  const align: ('l' | 'r')[] = ['l', 'l', ...(withModule ? ['l' as const] : []), 'l', 'r', 'r', 'r', 'r', 'r', 'r'];
+  const rows = runs.map((r) => [
+    when(r.startedAt),
+    when(r.endedAt, r.startedAt),
+    ...(withModule ? [r.taskName || basename(r.taskDir) || r.session] : []),
+    `${r.outcome}${r.forced ? ' (forced)' : ''}`,
+    scoreOf(r).toFixed(2),
+    `${r.iterations}/${r.maxIterations ?? '-'}`,
+    `${duration(r.activeMs)}/${r.timeoutMinutes ?? '-'}m`,
+    String(r.recoveries),
+    String(r.restarts),
+    r.quotaWaitMs > 0 ? duration(r.quotaWaitMs) : '-',
+  ].map(printable));
+  return columns([head, ...rows], align);
+}
+
+/**
+ * `autodeck history [TASK_DIR] [--last N] [--json]`: finished runs, newest first, with
+ * outcome, iterations, times and score; for one module also the limits to use next time.
+ */
+export function history(ctx: CommandContext): number {
+  const last = ctx.flags.last === undefined ? HISTORY_RUNS : Number(ctx.flags.last);
+  if (!Number.isInteger(last) || last < 1) throw new CliError(`autodeck: --last: ${String(ctx.flags.last)} is not a whole number >= 1`);
+  if (ctx.args.length > 1) throw new CliError('autodeck history: name one task module folder at most');
+  const taskDir = ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'history') : undefined;
+  const store = Store.open(ctx.settings.db);
+  try {
+    const runs = store.runs.list(last, taskDir);
+    const suggestion = taskDir === undefined ? null : suggestionFor(store, taskDir, ctx.settings);
+    if (ctx.flags.json === true) {
+      line(ctx.stdout, JSON.stringify({ runs: runs.map(historyRunJson), suggestion }, null, 2));
+      return 0;
+    }
+    if (runs.length === 0) {
+      line(ctx.stdout, 'No finished runs.');
+    } else {
+      const total = runs.length < last ? runs.length : store.runs.count(taskDir);
+      if (taskDir !== undefined) {
+        const name = runs[0]!.taskName || basename(taskDir);
+        line(ctx.stdout, printable(`${name} (${taskDir}): ${total} finished run${total === 1 ? '' : 's'}`));
+      }
+      for (const l of table(runs, taskDir === undefined)) line(ctx.stdout, l);
+      if (total > runs.length) line(ctx.stdout, `(the last ${runs.length} of ${total}; --last N shows more)`);
+    }
+    if (suggestion) {
+      line(ctx.stdout, '');
+      line(ctx.stdout, printable(suggestionLine(suggestion)));
+    }
+    return 0;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,62 @@
+import type { AgentState } from '../store/agentState.js';
+
+/** The hook events `autodeck hook state` is registered for (SPEC 9). */
+export const STATE_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'Notification', 'PreCompact', 'SessionStart', 'SessionEnd'] as const;
+
+export interface ReportedState {
+  state: AgentState;
+  /** The few fields worth keeping: which notification, tool, source or reason. */
+  detail: Record<string, unknown>;
+}
+
+const KEPT = ['notification_type', 'tool_name', 'source', 'reason', 'trigger'] as const;
+
+/**
+ * What a hook event says the agent is doing (SPEC 9). Pure. `Notification` carries
+ * `notification_type`; without it (an older Claude Code), its message text tells.
+ * Events that say nothing about the state (a SessionStart that is not a compaction, an
+ * unknown notification, an unknown event) give undefined.
+ */
+export function stateOfEvent(event: Record<string, unknown>): ReportedState | undefined {
+  const state = stateOf(event);
+  if (!state) return undefined;
+  const detail: Record<string, unknown> = {};
+  for (const k of KEPT) if (typeof event[k] === 'string') detail[k] = event[k];
+  return { state, detail };
+}
+
+function stateOf(event: Record<string, unknown>): AgentState | undefined {
+  switch (event.hook_event_name) {
+    case 'UserPromptSubmit':
+    case 'PreToolUse':
+      return 'busy';
+    case 'Notification':
+      switch (notificationType(event)) {
+        case 'permission_prompt':
+        case 'elicitation_dialog':
+          return 'waiting';
+        case 'idle_prompt':
+          return 'idle';
+        default:
+          return undefined;
+      }
+    case 'PreCompact':
+      return 'compacting';
+    case 'SessionStart':
+      return event.source === 'compact' ? 'compacted' : undefined;
+    case 'SessionEnd':
+      return 'exited';
+    default:
+      return undefined;
+  }
+}
+
+/** Claude Code's own messages for each kind (observed in 2.1.x). */
+function notificationType(event: Record<string, unknown>): string | undefined {
+  if (typeof event.notification_type === 'string' && event.notification_type !== '') return event.notification_type;
+  const message = typeof event.message === 'string' ? event.message : '';
+  if (/needs your permission/i.test(message)) return 'permission_prompt';
+  if (/waiting for your input/i.test(message)) return 'idle_prompt';
+  if (/needs your input/i.test(message)) return 'elicitation_dialog';
+  return undefined;
+}
