@@ -10,6 +10,7 @@ import { ownerAlive } from '../supervisor/owner.js';
 import { loopStatusJson } from '../supervisor/snapshot.js';
 import { StartRefused, type StartOptions, type Supervisor } from '../supervisor/supervisor.js';
 import { excerpt, HttpError, readJsonObject } from './body.js';
+import { suggestionFor } from '../history/forModule.js';
 
 /** What the routes work with. */
 export interface ApiDeps {
@@ -86,6 +87,13 @@ export async function startLoop({ req, params, deps }: RequestContext): Promise<
   const [id] = params;
   if (id !== AUTO_SESSION && id !== expected) {
     throw new HttpError(400, `the session of ${excerpt(module.name, 60)} is ${expected} (or use "${AUTO_SESSION}"), not ${excerpt(id, 60)}`);
+  }
+  // Limits the client left out come from the module's past runs, else the defaults.
+  if (options.maxIterations === undefined || options.timeoutMinutes === undefined) {
+    const { maxIterations, timeoutMinutes } = deps.supervisor.settings;
+    const suggested = suggestionFor(deps.store, module.dir, { maxIterations, timeoutMinutes });
+    options.maxIterations ??= suggested.maxIterations;
+    options.timeoutMinutes ??= suggested.timeoutMinutes;
   }
   try {
     deps.supervisor.start(module.dir, options);

@@ -5,7 +5,8 @@ import { runJson } from '../supervisor/snapshot.js';
 import { duration, printable } from '../format/event.js';
 import { columns } from '../format/table.js';
 import { scoreOf } from '../history/score.js';
-import { suggestLimits, SUGGEST_OUTCOMES, SUGGEST_WINDOW, type LimitSuggestion } from '../history/suggest.js';
+import type { LimitSuggestion } from '../history/suggest.js';
+import { suggestionFor } from '../history/forModule.js';
 import { CliError, line, type CommandContext } from './context.js';
 import { taskDirArg } from './target.js';
 
@@ -24,9 +25,6 @@ export function historyRunJson(run: RunRow): Record<string, unknown> {
 }
 
 /** The limits to suggest for a module's next loop, from its newest runs (see history/suggest.ts). */
-export function suggestionFor(store: Store, taskDir: string, defaults: { maxIterations: number; timeoutMinutes: number }): LimitSuggestion {
-  return suggestLimits(store.runs.forTaskDir(taskDir, SUGGEST_WINDOW, SUGGEST_OUTCOMES), defaults);
-}
 
 /** The line `history TASK_DIR` ends with. */
 export function suggestionLine(s: LimitSuggestion): string {
@@ -104,3 +102,4 @@ export function history(ctx: CommandContext): number {
     store.close();
   }
 }
+

@@ -43,6 +43,10 @@ export function describeEvent(e: LoopEvent): string {
       return `quota wait over (${d.why}) after ${duration(Number(d.waitedMs))}`;
     case 'recovered':
       return `adopted from autodeck pid ${(d.from as { pid?: number } | undefined)?.pid ?? '?'}: ${d.action}`;
+    case 'hook_block':
+      return `Stop hook re-engaged the agent (${d.completed}/${d.total} tasks): ${d.reason}`;
+    case 'hook_allow':
+      return `Stop hook let the agent stop (${d.rule}${d.outcome ? `, ${d.outcome}` : ''}): ${d.reason}`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:

@@ -3,8 +3,7 @@ import { join, resolve } from 'node:path';
 import { readTranscriptTail, type TranscriptEntry } from '../agents/transcript.js';
 import { gitTopLevel } from '../paths.js';
 import { writeStopFile, stopFilePath } from '../protocol/stopFile.js';
-import { readSignalFile, SIGNAL_FILE } from '../protocol/signal.js';
-import { writeSignal } from '../sim/signals.js';
+import { readSignalFile, SIGNAL_FILE, writeSignalFile } from '../protocol/signal.js';
 import type { Store } from '../store/index.js';
 import type { HookProgress } from '../store/hookProgress.js';
 import type { LoopRow } from '../store/loops.js';
@@ -65,7 +64,7 @@ export function answerStop(store: Store, event: Record<string, unknown>, ctx: St
   });
   if (decision.lock === 'refresh') writeLock(taskDir, makeLock(me, loop.agentPid ?? ctx.fallbackPid, ctx.host, ctx.now));
   if (decision.stopFile) writeStopFile(taskDir, decision.stopFile, { now: ctx.now });
-  if (decision.signal) writeSignal(taskDir, decision.signal);
+  if (decision.signal) writeSignalFile(taskDir, decision.signal);
   if (decision.lock === 'release') releaseLock(taskDir, me);
   const output = decision.decision === 'block' ? `${JSON.stringify({ decision: 'block', reason: decision.reason })}\n` : undefined;
   return { output, loop, decision };

@@ -1,4 +1,6 @@
 import { lstatSync, openSync, readSync, closeSync, fstatSync, constants, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from './atomic.js';
 
 /** The steps of an auto loop, in the order the seed's routing visits them. */
 export const STEPS = ['plan', 'check', 'exec', 'merge', 'report'] as const;
@@ -140,4 +142,9 @@ export function readSignalFile(path: string): SignalRead {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Writes `.auto-signal` as an agent must: `.auto-signal.tmp`, then a rename (SPEC 2.1). */
+export function writeSignalFile(taskDir: string, signal: Signal): void {
+  writeFileAtomic(join(taskDir, SIGNAL_FILE), `${JSON.stringify(signal)}\n`, SIGNAL_TMP_FILE);
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeIfPresent, writeFileAtomic } from '../protocol/atomic.js';
-import { MAX_SIGNAL_BYTES, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
+import { MAX_SIGNAL_BYTES, SIGNAL_FILE, SIGNAL_TMP_FILE, writeSignalFile, type Signal } from '../protocol/signal.js';
 import type { InvalidKind } from './scenario.js';
 
 /** Where a `symlink` invalid signal points: a valid-looking signal the reader must still refuse. */
@@ -26,7 +26,7 @@ export function invalidSignalText(kind: Exclude<InvalidKind, 'symlink'>, signal:
 
 /** Writes `.auto-signal` atomically through `.auto-signal.tmp` (SPEC 2.1). */
 export function writeSignal(taskDir: string, signal: Signal): void {
-  writeFileAtomic(join(taskDir, SIGNAL_FILE), signalText(signal), SIGNAL_TMP_FILE);
+  writeSignalFile(taskDir, signal);
 }
 
 /** Puts an invalid `.auto-signal` in place, atomically too, so a reader sees it whole. */

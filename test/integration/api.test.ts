@@ -202,6 +202,23 @@ describe('REST API: starting and stopping loops', () => {
     expect(run).toMatchObject({ outcome: 'complete', iterations: 6 });
   });
 
+  it('takes limits left out of the body from the module\'s past runs', async () => {
+    const dir = longModule('gamma');
+    for (const iterations of [30, 34, 40]) {
+      store.runs.insert({ session: sessionName('gamma', dir), taskDir: dir, taskName: 'gamma', startedAt: '2026-11-20T08:00:00Z',
+        endedAt: '2026-11-20T09:00:00Z', iterations, maxIterations: 50, timeoutMinutes: 120, outcome: 'complete', stopReason: '',
+        forced: false, recoveries: 0, restarts: 0, quotaWaitMs: 0, activeMs: 20 * 60_000 });
+    }
+    const r = await start(dir, { timeoutMinutes: 7 });
+    expect(r.status, r.text).toBe(201);
+    const body = JSON.parse(r.text) as { maxIterations: number; timeoutMinutes: number };
+    // p90 of 40 iterations + 50% headroom, never the default 20; the given timeout is kept
+    expect(body.maxIterations).toBeGreaterThanOrEqual(60);
+    expect(body.timeoutMinutes).toBe(7);
+    expect((await call('DELETE', `/api/sessions/${sessionName('gamma', dir)}/task-auto`)).status).toBe(202);
+    await waitFor(() => endedRuns(dir)?.find((run) => run.outcome === 'user_stop'), 'the stop');
+  });
+
   it('answers 404 for GET, DELETE and lookup of what does not run', async () => {
     const idle = ws.module('idle');
     for (const [method, path] of [
