@@ -1,10 +1,8 @@
-import { Store } from '../store/index.js';
-import { Supervisor, StartRefused, type StartOptions } from '../supervisor/supervisor.js';
-import type { LoopEvent } from '../store/events.js';
+import { openSupervisor } from './supervised.js';
+import { StartRefused, type StartOptions } from '../supervisor/supervisor.js';
 import type { RunRow } from '../store/runs.js';
-import { formatEvent, duration, printable } from '../format/event.js';
+import { duration, printable } from '../format/event.js';
 import { isBusyError } from '../store/db.js';
-import { tmuxAvailable } from '../sessions/tmux.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
 
 /** One loop to start: a task folder and, optionally, its own limits. */
@@ -25,18 +23,8 @@ export async function run(ctx: CommandContext): Promise<number> {
 
 /** Starts the loops, prints their events, and waits for them all to end (`run`, `demo`). */
 export async function supervise(ctx: CommandContext, requests: StartRequest[]): Promise<number> {
-  // Accepted by the settings already, built in a later version: refuse rather than ignore.
-  if (ctx.settings.backend === 'tmux') {
-    const tmux = tmuxAvailable();
-    if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
-  }
-  const store = Store.open(ctx.settings.db);
-  const supervisor = new Supervisor({ store, settings: ctx.settings });
+  const { store, supervisor } = openSupervisor(ctx);
   const json = ctx.flags.json === true;
-  supervisor.on('event', (e: LoopEvent) => {
-    if (json) line(ctx.stdout, JSON.stringify(e));
-    else line(ctx.stderr, formatEvent(e, e.taskName));
-  });
   const runs: RunRow[] = [];
   supervisor.on('ended', (r) => runs.push(r));
 

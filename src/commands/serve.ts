@@ -1,8 +1,7 @@
+import { openSupervisor } from './supervised.js';
 import { Store } from '../store/index.js';
 import { Supervisor } from '../supervisor/supervisor.js';
-import type { LoopEvent } from '../store/events.js';
-import { formatEvent, printable } from '../format/event.js';
-import { tmuxAvailable } from '../sessions/tmux.js';
+import { printable } from '../format/event.js';
 import { startApi, type ApiServer } from '../api/server.js';
 import { apiTokenPath, loadOrCreateToken, TokenFileError } from '../api/token.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
@@ -68,19 +67,7 @@ export async function startApiForSupervisor(opts: {
  */
 export async function serve(ctx: CommandContext): Promise<number> {
   if (ctx.args.length > 0) throw new CliError('autodeck serve: takes no task folders; start loops through the API (POST /api/sessions/auto/task-auto)');
-  if (ctx.settings.backend === 'tmux') {
-    const tmux = tmuxAvailable();
-    if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
-  }
-  // As `run`: accepted by the settings already, refused until hook mode is built.
-
-  const store = Store.open(ctx.settings.db);
-  const supervisor = new Supervisor({ store, settings: ctx.settings });
-  const json = ctx.flags.json === true;
-  supervisor.on('event', (e: LoopEvent) => {
-    if (json) line(ctx.stdout, JSON.stringify(e));
-    else line(ctx.stderr, formatEvent(e, e.taskName));
-  });
+  const { store, supervisor } = openSupervisor(ctx);
 
   let api: SupervisorApi | undefined;
   const shutdown = async (): Promise<void> => {

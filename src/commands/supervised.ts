@@ -1,0 +1,25 @@
+import { Store } from '../store/index.js';
+import { Supervisor } from '../supervisor/supervisor.js';
+import type { LoopEvent } from '../store/events.js';
+import { formatEvent } from '../format/event.js';
+import { tmuxAvailable } from '../sessions/tmux.js';
+import { CliError, line, type CommandContext } from './context.js';
+
+/**
+ * The supervisor of a headless command (`run`, `demo`, `serve`): its store, and its events
+ * printed one human line each on stderr, or NDJSON on stdout with `--json`.
+ */
+export function openSupervisor(ctx: CommandContext): { store: Store; supervisor: Supervisor } {
+  if (ctx.settings.backend === 'tmux') {
+    const tmux = tmuxAvailable();
+    if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
+  }
+  const store = Store.open(ctx.settings.db);
+  const supervisor = new Supervisor({ store, settings: ctx.settings });
+  const json = ctx.flags.json === true;
+  supervisor.on('event', (e: LoopEvent) => {
+    if (json) line(ctx.stdout, JSON.stringify(e));
+    else line(ctx.stderr, formatEvent(e, e.taskName));
+  });
+  return { store, supervisor };
+}
