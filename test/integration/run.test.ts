@@ -50,7 +50,7 @@ describe('autodeck run', () => {
 
   it('stops at maxIterations with the stop file', async () => {
     ws = makeWorkspace();
-    const dir = ws.module('long', { scenario: { stepSeconds: 0.2, steps: 30 } });
+    const dir = ws.module('long', { scenario: { stepSeconds: 0.5, steps: 30 } });
     const r = await runCli(ws, ['run', dir, ...runFlags(ws, ['--max-iterations', '3'])]);
     expect(r.code).toBe(1);
     const [run] = runsOf(ws.db, dir);

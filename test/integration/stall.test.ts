@@ -66,15 +66,15 @@ describe('stall recovery', () => {
 describe('quota wait', () => {
   it('pauses the timeout and resumes after the reset time with the continuation message', async () => {
     ws = makeWorkspace();
-    // the epoch form: reset 57 s ago, plus the 60 s margin, is about 3 s from now
-    const dir = ws.module('limited', { scenario: { stepSeconds: 0.3, quota: { atIteration: 2, message: 'Claude AI usage limit reached|{epoch-57}', seconds: 600 } } });
-    const r = await runCli(ws, ['run', dir, ...runFlags(ws, ['--heartbeat', '0.2', '--timeout', '0.06'])]);
+    // the epoch form: reset 52 s ago, plus the 60 s margin, is about 8 s from now
+    const dir = ws.module('limited', { scenario: { stepSeconds: 0.2, quota: { atIteration: 2, message: 'Claude AI usage limit reached|{epoch-52}', seconds: 600 } } });
+    const r = await runCli(ws, ['run', dir, ...runFlags(ws, ['--heartbeat', '0.2', '--timeout', '0.1'])]);
     expect(r.code, r.stderr).toBe(0);
     const [run] = runsOf(ws.db, dir) as (ReturnType<typeof runsOf>[number] & { quota_wait_ms: number })[];
     expect(run).toMatchObject({ outcome: 'complete', iterations: 6 });
-    // the wall time passed the 3.6 s timeout; the active time did not
-    expect(run!.quota_wait_ms).toBeGreaterThan(1500);
-    expect(run!.active_ms).toBeLessThan(3600);
+    // the wall time passed the 6 s timeout; the active time did not
+    expect(run!.quota_wait_ms).toBeGreaterThan(6000);
+    expect(run!.active_ms).toBeLessThan(6000);
     expect(eventsOf(ws.db, dir, 'quota_wait')[0]!.detail.resetAt).toEqual(expect.any(String));
     expect(eventsOf(ws.db, dir, 'quota_resume')[0]!.detail).toMatchObject({ why: expect.stringMatching(/reset time passed|signal/) });
   });
