@@ -1,0 +1,110 @@
+import { EventEmitter } from 'node:events';
+import { discoverModules, readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
+import type { Store } from '../store/index.js';
+import type { LoopRow } from '../store/loops.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import { ownerAlive } from '../supervisor/owner.js';
+
+/**
+ * One row of the dashboard: a task module under the roots, or a loop running elsewhere
+ * on a module outside them. Rows are immutable; a row keeps its identity until something
+ * in it changed, so a screen re-renders only the rows that did.
+ */
+export interface DeckRow {
+  /** The task folder's real path. */
+  key: string;
+  name: string;
+  lifecycle: LifecycleStatus;
+  /** The active (or failed) loop on this module, if any. Times are derived where shown. */
+  loop?: LoopRow | undefined;
+  /** The loop is supervised by this process. */
+  here: boolean;
+  /** For a loop of another process: whether its owner is alive. */
+  ownerAlive: boolean;
+}
+
+export interface DeckSnapshot {
+  rows: readonly DeckRow[];
+}
+
+/** How often modules and other processes' loops are read again; own loops are live. */
+export const DECK_REFRESH_MS = 1000;
+
+function sameRow(a: DeckRow, b: DeckRow): boolean {
+  return a.key === b.key && a.name === b.name && a.lifecycle === b.lifecycle && a.here === b.here
+    && a.ownerAlive === b.ownerAlive && (a.loop === b.loop || JSON.stringify(a.loop) === JSON.stringify(b.loop));
+}
+
+/**
+ * What the dashboard shows, as immutable snapshots with change notifications (the
+ * `subscribe` / `getSnapshot` pair of React's useSyncExternalStore). Own loops come
+ * from the supervisor as they change; modules and other processes' loops are polled.
+ */
+export class Deck extends EventEmitter<{ change: [] }> {
+  private snapshot: DeckSnapshot = { rows: [] };
+  private modules: { name: string; dir: string; lifecycle: LifecycleStatus }[] = [];
+  private others: LoopRow[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly onSupervisorChange = (): void => this.rebuild();
+
+  constructor(
+    private readonly supervisor: Supervisor,
+    private readonly store: Store,
+    private readonly roots: readonly string[],
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+    this.poll();
+    supervisor.on('change', this.onSupervisorChange);
+    this.timer = setInterval(() => this.poll(), DECK_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  getSnapshot = (): DeckSnapshot => this.snapshot;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.on('change', listener);
+    return () => this.off('change', listener);
+  };
+
+  /** Reads the modules under the roots and the loops of other processes again. */
+  poll(): void {
+    this.modules = discoverModules(this.roots).map((m) => ({ name: m.name, dir: m.dir, lifecycle: readModuleInfo(m.dir).status }));
+    const mine = new Set(this.supervisor.active().map((l) => l.taskDir));
+    this.others = this.store.loops.list().filter((row) => !mine.has(row.taskDir));
+    this.rebuild();
+  }
+
+  private rebuild(): void {
+    const own = new Map(this.supervisor.active().map((l) => [l.taskDir, l.row]));
+    const others = new Map(this.others.filter((r) => !own.has(r.taskDir)).map((r) => [r.taskDir, r]));
+    const here = { host: this.supervisor.host, now: this.now() };
+    const rows: DeckRow[] = this.modules.map((m) => {
+      const mineRow = own.get(m.dir);
+      const other = others.get(m.dir);
+      others.delete(m.dir);
+      const loop = mineRow ?? other;
+      return { key: m.dir, name: m.name, lifecycle: m.lifecycle, loop, here: mineRow !== undefined, ownerAlive: loop ? mineRow !== undefined || ownerAlive(loop, here) : false };
+    });
+    // Loops on modules outside the roots: shown too, after the modules, by name.
+    for (const loop of [...own.values(), ...others.values()]) {
+      if (rows.some((r) => r.key === loop.taskDir)) continue;
+      const isMine = own.has(loop.taskDir);
+      rows.push({ key: loop.taskDir, name: loop.taskName, lifecycle: 'unknown', loop, here: isMine, ownerAlive: isMine || ownerAlive(loop, here) });
+    }
+    const previous = new Map(this.snapshot.rows.map((r) => [r.key, r]));
+    const stable = rows.map((r) => {
+      const old = previous.get(r.key);
+      return old && sameRow(old, r) ? old : r;
+    });
+    const changed = stable.length !== this.snapshot.rows.length || stable.some((r, i) => r !== this.snapshot.rows[i]);
+    if (!changed) return;
+    this.snapshot = { rows: stable };
+    this.emit('change');
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.supervisor.off('change', this.onSupervisorChange);
+  }
+}

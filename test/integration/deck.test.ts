@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { SIM_AGENT } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
+import { Deck } from '../../src/deck/deck.js';
+import { Supervisor } from '../../src/supervisor/supervisor.js';
+import { Store } from '../../src/store/index.js';
+import { resolveSettings } from '../../src/config/settings.js';
+import { sessionName } from '../../src/paths.js';
+
+// The dashboard's data: immutable snapshots of every module and loop, with change
+// notifications, from a real supervisor running the simulated agent.
+
+let ws: Workspace;
+let store: Store | undefined;
+let supervisor: Supervisor | undefined;
+let deck: Deck | undefined;
+afterEach(async () => {
+  deck?.close();
+  supervisor?.stopAll({ force: true });
+  await supervisor?.whenIdle();
+  supervisor?.close();
+  store?.close();
+  ws?.cleanup();
+  deck = supervisor = store = undefined;
+});
+
+function setup(): Deck {
+  const { value: settings, errors } = resolveSettings({
+    flags: { db: ws.db, root: [ws.root], agent: SIM_AGENT, heartbeat: '0.5' }, env: ws.env, cwd: ws.dir,
+  });
+  expect(errors).toEqual([]);
+  store = Store.open(ws.db);
+  supervisor = new Supervisor({ store, settings, env: ws.env });
+  deck = new Deck(supervisor, store, settings.roots);
+  return deck;
+}
+
+describe('the deck', () => {
+  it('lists modules by name, follows a loop live, and keeps unchanged rows as they were', async () => {
+    ws = makeWorkspace();
+    const b = ws.module('b-second', { status: 'review', scenario: { stepSeconds: 0.2 } });
+    ws.module('a-first', { status: 'draft' });
+    const d = setup();
+    const first = d.getSnapshot();
+    expect(first.rows.map((r) => [r.name, r.lifecycle, r.loop])).toEqual([['a-first', 'draft', undefined], ['b-second', 'review', undefined]]);
+
+    let changes = 0;
+    const unsubscribe = d.subscribe(() => changes++);
+    supervisor!.start(b);
+    const running = await waitFor(() => d.getSnapshot().rows[1]?.loop?.iteration ? d.getSnapshot() : undefined, 'a signal on screen');
+    expect(changes).toBeGreaterThan(0);
+    expect(running.rows[1]).toMatchObject({ here: true, ownerAlive: true, loop: { status: 'running' } });
+    // the other module's row is the very same object: nothing in it changed
+    expect(running.rows[0]).toBe(first.rows[0]);
+    // no change, no new snapshot
+    expect(d.getSnapshot()).toBe(d.getSnapshot());
+    unsubscribe();
+  });
+
+  it('shows loops of other processes, marked, and a loop outside the roots', async () => {
+    ws = makeWorkspace();
+    const m = ws.module('elsewhere');
+    const d = setup();
+    const now = new Date().toISOString();
+    const row = { maxIterations: 20, timeoutMinutes: 30, startedAt: now, backend: 'pty', ownerHeartbeatAt: now, agentArgv: [], settings: {} };
+    store!.loops.insert({ ...row, session: sessionName('elsewhere', m), taskDir: m, taskName: 'elsewhere', root: ws.root, ownerPid: process.ppid, ownerHost: supervisor!.host });
+    store!.loops.insert({ ...row, session: 'auto-outside-abcdef', taskDir: '/nowhere/outside', taskName: 'outside', root: '/nowhere', ownerPid: 999_999_999, ownerHost: supervisor!.host });
+    d.poll();
+    const rows = d.getSnapshot().rows;
+    expect(rows.map((r) => r.name)).toEqual(['elsewhere', 'outside']);
+    expect(rows[0]).toMatchObject({ here: false, ownerAlive: true, loop: { status: 'starting' } });
+    expect(rows[1]).toMatchObject({ here: false, ownerAlive: false, lifecycle: 'unknown' });
+  });
+});
