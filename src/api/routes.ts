@@ -126,12 +126,6 @@ export function stopLoop({ params, deps }: RequestContext): Reply {
   if (row.status === 'failed' || !deps.supervisor.stop(row.taskDir, { reason: 'user_stop' })) {
     throw new HttpError(404, `no active loop in session ${row.session}`);
   }
-  const now = deps.now();
-  const mine = deps.supervisor.active().some((l) => l.taskDir === row.taskDir);
-  // Nobody watches an orphan's stop file: mark its row, so whoever adopts it finishes it (as `autodeck stop`).
-  if (!mine && !ownerAlive(row, { host: deps.supervisor.host, now })) {
-    deps.store.loops.update(row.session, { status: 'stopping', stopReason: 'user_stop' });
-  }
   return { status: 202, body: { session_name: row.session, status: 'stopping' } };
 }
 

@@ -1,6 +1,5 @@
 import { Store } from '../store/index.js';
-import { writeStopFile } from '../protocol/stopFile.js';
-import { ownerAlive } from '../supervisor/owner.js';
+import { stopOthersLoop } from '../supervisor/remoteStop.js';
 import { hostname } from 'node:os';
 import { EXIT, line, type CommandContext } from './context.js';
 import { taskDirArg } from './target.js';
@@ -19,10 +18,7 @@ export function stop(ctx: CommandContext): number {
       line(ctx.stderr, `autodeck: no loop is running on ${taskDir}`);
       return EXIT.other;
     }
-    writeStopFile(taskDir, 'user_stop', { force });
-    const alive = ownerAlive(row, { host: hostname(), now: Date.now() });
-    // Nobody watches the stop file of an orphan: mark the row, so whoever adopts it finishes it (SPEC 5.6).
-    if (!alive) store.loops.update(row.session, { status: 'stopping', stopReason: 'user_stop', forced: force });
+    const alive = stopOthersLoop(store, row, { reason: 'user_stop', force, host: hostname(), now: Date.now() });
     const who = alive ? `its owner (autodeck pid ${row.ownerPid}) will ${force ? 'kill the agent now' : 'end it after the current step'}`
       : 'its owner is gone; the next autodeck to adopt it will finish it';
     line(ctx.stderr, `autodeck: ${force ? 'force stop' : 'stop'} requested for ${row.taskName} (${row.session}); ${who}`);

@@ -21,16 +21,21 @@ export function isTaskModuleDir(dir: string): boolean {
   return MODULE_MARKERS.some((m) => existsSync(join(dir, m)));
 }
 
+/** The real paths of the roots that exist. */
+function realRoots(roots: readonly string[]): string[] {
+  return roots.flatMap((r) => {
+    try {
+      return [realpathSync(r)];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** Task modules directly under each root, sorted by name; unreadable roots are skipped. */
 export function discoverModules(roots: readonly string[]): TaskModule[] {
   const found = new Map<string, TaskModule>();
-  for (const r of roots) {
-    let root: string;
-    try {
-      root = realpathSync(r);
-    } catch {
-      continue;
-    }
+  for (const root of realRoots(roots)) {
     let entries: string[];
     try {
       entries = readdirSync(root);
@@ -69,16 +74,8 @@ export function resolveModule(path: string, roots: readonly string[], cwd = proc
   if (!isTaskModuleDir(real)) {
     return { ok: false, error: `not a task module (no .index.json, .index.md, .target.md or .working/.status.json): ${real}` };
   }
-  const parent = dirname(real);
-  for (const r of roots) {
-    let root: string;
-    try {
-      root = realpathSync(r);
-    } catch {
-      continue;
-    }
-    if (parent === root) return { ok: true, module: { name: basename(real), dir: real, root } };
-  }
+  const root = realRoots(roots).find((r) => r === dirname(real));
+  if (root) return { ok: true, module: { name: basename(real), dir: real, root } };
   return { ok: false, error: `${real} is not directly under a root (${roots.join(', ') || 'none'}); pass --root` };
 }
 

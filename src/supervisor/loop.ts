@@ -252,7 +252,7 @@ export class Loop {
     const hash = createHash('sha1').update(session.screen().join('\n')).digest('hex');
     const stallCount = hash === this.row.lastCaptureHash ? this.row.stallCount + 1 : 0;
     if (stallCount !== this.row.stallCount || hash !== this.row.lastCaptureHash) {
-      this.patch({ lastCaptureHash: hash, stallCount });
+      this.patchLater({ lastCaptureHash: hash, stallCount });
     }
     // An unchanged screen after the loop is over: an interactive agent waiting at its prompt.
     if (stallCount >= 1) this.endIdleAgent(session);

@@ -5,7 +5,7 @@ import { gitTopLevel, sessionName } from '../paths.js';
 import { removeIfPresent } from '../protocol/atomic.js';
 import { resolveModule, startRefusal } from '../protocol/modules.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
-import { STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
+import { STOP_FILE, type StopReason } from '../protocol/stopFile.js';
 import { spawnPtySession } from '../sessions/pty.js';
 import { attachTmuxSession, tmuxFactory, type TmuxOptions } from '../sessions/tmux.js';
 import type { SessionFactory } from '../sessions/session.js';
@@ -17,6 +17,7 @@ import type { RunRow } from '../store/runs.js';
 import { Loop, type LoopSettings } from './loop.js';
 import { planAdoption } from './adoption.js';
 import { ownerAlive } from './owner.js';
+import { stopOthersLoop } from './remoteStop.js';
 import { killOrphanAgent } from '../sessions/orphans.js';
 
 /** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
@@ -274,9 +275,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Asks a loop to stop. Loops of this process stop directly; for any other loop the
-   * stop file is written, which its owner's watcher turns into a stop (SPEC 2.2).
-   * Returns false when no loop runs on that module.
+   * Asks a loop to stop. Loops of this process stop directly; any other loop through
+   * its stop file (stopOthersLoop). Returns false when no loop runs on that module.
    */
   stop(taskDir: string, opts: { force?: boolean; reason?: StopReason } = {}): boolean {
     const reason = opts.reason ?? 'user_stop';
@@ -287,7 +287,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     const row = this.store.loops.getByTaskDir(taskDir);
     if (!row || row.status === 'failed') return false;
-    writeStopFile(taskDir, reason, { force: opts.force ?? false, now: new Date(this.now()) });
+    stopOthersLoop(this.store, row, { reason, force: opts.force ?? false, host: this.host, now: this.now() });
     return true;
   }
 
