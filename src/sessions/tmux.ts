@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, closeSync, constants, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -280,17 +280,6 @@ function tmuxAsync(c: Client, commands: readonly (readonly string[])[]): Promise
   });
 }
 
-/** tmux's own test for a usable shell (getshell): absolute, executable, not tmux. */
-function usableShell(shell: string | undefined): shell is string {
-  if (!shell || !shell.startsWith('/') || /(^|\/)tmux$/.test(shell)) return false;
-  try {
-    accessSync(shell, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The environment and default-shell a new pane would start from. */
 function serverEnv(c: Client, spawnEnv: Record<string, string>): { global: Map<string, string | null>; defaultShell: string | undefined } {
   try {
@@ -299,8 +288,10 @@ function serverEnv(c: Client, spawnEnv: Record<string, string>): { global: Map<s
     return { defaultShell: out.slice(0, nl), global: parseShowEnvironment(out.slice(nl + 1)) };
   } catch (err) {
     if (!(err instanceof TmuxError && err.gone)) throw err;
-    // No server yet: new-session starts it with the spawning client's environment.
-    return { global: new Map(Object.entries(spawnEnv)), defaultShell: usableShell(spawnEnv.SHELL) ? spawnEnv.SHELL : '/bin/sh' };
+    // No server yet: new-session starts it with the spawning client's environment. Its
+    // default-shell is unknown (tmux falls back from $SHELL to the passwd entry), so the
+    // plan always sets SHELL itself.
+    return { global: new Map(Object.entries(spawnEnv)), defaultShell: undefined };
   }
 }
 
