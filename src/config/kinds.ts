@@ -84,6 +84,37 @@ export function choice<const V extends string>(values: readonly V[], arg?: strin
   };
 }
 
+/**
+ * A set of words from a list: `a,b` (flag, environment or file) or an array (file), each
+ * one of `values`; `none`, an empty string or an empty array is the empty set. Order kept,
+ * repeats dropped.
+ */
+export function choiceList<const V extends string>(values: readonly V[], arg: string): Kind<V[]> {
+  const known = `${values.join(', ')}, or none`;
+  return {
+    arg,
+    range: `comma-separated ${values.join('|')}, or none`,
+    parse(raw) {
+      let words: unknown[];
+      if (typeof raw === 'string') words = raw.split(',');
+      else if (Array.isArray(raw)) words = raw;
+      else return fail(`${show(raw)} is not a comma-separated list of ${known}`);
+      const out: V[] = [];
+      let none = false;
+      for (const word of words) {
+        if (typeof word !== 'string') return fail(`${show(word)} is not one of ${known}`);
+        const v = word.trim().toLowerCase();
+        if (v === '') continue;
+        if (v === 'none') none = true;
+        else if (!values.includes(v as V)) return fail(`${show(word.trim())} is not one of ${known}`);
+        else if (!out.includes(v as V)) out.push(v as V);
+      }
+      if (none && out.length > 0) return fail(`"none" cannot be combined with ${out.join(', ')}`);
+      return ok(out);
+    },
+  };
+}
+
 const isStringArray = (raw: unknown): raw is string[] =>
   Array.isArray(raw) && raw.every((x) => typeof x === 'string');
 

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
-import { argv, choice, controlKey, decimal, int, path, paths, type Kind } from './kinds.js';
+import { argv, choice, choiceList, controlKey, decimal, int, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
 export type AgentProfile = (typeof AGENT_PROFILES)[number];
@@ -8,6 +8,9 @@ export const BACKENDS = ['pty', 'tmux'] as const;
 export type Backend = (typeof BACKENDS)[number];
 export const MODES = ['signal', 'hook'] as const;
 export type Mode = (typeof MODES)[number];
+/** Ways to tell the user a loop ended, stalled or needs input (src/notify/). */
+export const NOTIFY_CHANNELS = ['bell', 'osc9', 'tmux'] as const;
+export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 
 /** SPEC 3. Durations carry their unit in the name. */
 export interface Settings {
@@ -34,6 +37,8 @@ export interface Settings {
   mode: Mode;
   /** Normalised, e.g. `ctrl-q`; see controlKeyByte. */
   detachKey: string;
+  /** Empty = no notifications (the default). */
+  notify: NotifyChannel[];
   /** Absolute path; undefined = the task module's git top level, chosen by the supervisor. */
   agentCwd: string | undefined;
   /** Raw `profiles` value from a config file (agent pattern extensions), not interpreted here. */
@@ -149,6 +154,10 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   detachKey: {
     flag: '--detach-key', kind: controlKey, default: fixed('ctrl-q'),
     description: 'leaves attach mode',
+  },
+  notify: {
+    flag: '--notify', kind: choiceList(NOTIFY_CHANNELS, 'CHANNELS'), default: fixed<NotifyChannel[]>([], 'none'),
+    description: 'tell you when a loop ends, stalls or needs input: bell, osc9 (desktop notification), tmux (status-line message)',
   },
   agentCwd: {
     flag: '--agent-cwd', kind: path('DIR'), default: derived("the task module's git top level", () => undefined),

@@ -9,8 +9,8 @@ export { formatSettingError, type SettingError } from './errors.js';
 export { meowFlags, settingsHelp, type MeowSettingFlag } from './help.js';
 export { controlKeyByte } from './kinds.js';
 export {
-  AGENT_PROFILES, BACKENDS, MODES, SETTINGS_TABLE, profileForProgram,
-  type AgentProfile, type Backend, type Mode, type SettingName, type SettingRow, type Settings,
+  AGENT_PROFILES, BACKENDS, MODES, NOTIFY_CHANNELS, SETTINGS_TABLE, profileForProgram,
+  type AgentProfile, type Backend, type Mode, type NotifyChannel, type SettingName, type SettingRow, type Settings,
 } from './schema.js';
 
 export interface ResolveInput {

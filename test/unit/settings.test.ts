@@ -162,6 +162,7 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ db: '' }, 'db', '--db: "" is not a path'],
     [{ root: [''] }, 'roots', '--root: "" is not a folder path'],
     [{ agentCwd: ' ' }, 'agentCwd', '--agent-cwd: " " is not a path'],
+    [{ notify: 'bell,beep' }, 'notify', '--notify: "beep" is not one of bell, osc9, tmux, or none'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
@@ -345,6 +346,44 @@ describe('detach key', () => {
     expect(r.errors).toEqual([]);
     expect(r.value.detachKey).toBe(key);
     expect(controlKeyByte(key)).toBe(byte);
+  });
+});
+
+describe('notify', () => {
+  it.each([
+    [{}, {}, undefined, []],
+    [{ notify: 'bell' }, {}, undefined, ['bell']],
+    [{ notify: ' OSC9 , bell,,bell ' }, {}, undefined, ['osc9', 'bell']],
+    [{ notify: 'none' }, { AUTODECK_NOTIFY: 'bell' }, undefined, []],
+    [{ notify: '' }, {}, { notify: ['tmux'] }, []],
+    [{}, { AUTODECK_NOTIFY: 'tmux,osc9' }, { notify: ['bell'] }, ['tmux', 'osc9']],
+    [{}, {}, { notify: ['bell', 'tmux'] }, ['bell', 'tmux']],
+    [{}, {}, { notify: 'osc9' }, ['osc9']],
+    [{}, {}, { notify: [] }, []],
+  ])('flags %j, env %j, project file %j -> %j', (flags, env, project, channels) => {
+    const r = workspace({ project }).resolve(flags, env);
+    expect(r.errors).toEqual([]);
+    expect(r.value.notify).toEqual(channels);
+  });
+
+  it.each([
+    [{ notify: 'bell,beep' }, {}, '--notify: "beep" is not one of bell, osc9, tmux, or none'],
+    [{ notify: 'none,bell' }, {}, '--notify: "none" cannot be combined with bell'],
+    [{}, { AUTODECK_NOTIFY: 'osc-9' }, 'AUTODECK_NOTIFY: "osc-9" is not one of bell, osc9, tmux, or none'],
+  ])('refuses flags %j / env %j, naming the setting', (flags, env, line) => {
+    const r = workspace().resolve(flags, env);
+    expect(r.errors.map((e) => e.setting)).toEqual(['notify']);
+    expect(lines(r.errors)).toEqual([`autodeck: ${line}`]);
+    expect(r.value.notify).toEqual([]);
+  });
+
+  it.each([
+    [{ notify: ['bell', 'desktop'] }, '"desktop" is not one of bell, osc9, tmux, or none'],
+    [{ notify: ['bell', 1] }, '1 is not one of bell, osc9, tmux, or none'],
+    [{ notify: true }, 'true is not a comma-separated list of bell, osc9, tmux, or none'],
+  ])('refuses %j in a file, naming notify and the file', (project, message) => {
+    const ws = workspace({ project });
+    expect(lines(ws.resolve().errors)).toEqual([`autodeck: notify in ${ws.projectFile}: ${message}`]);
   });
 });
 
