@@ -58,8 +58,20 @@ export const COMMANDS: readonly Command[] = [
   { id: 'filter', keys: ['/'], description: 'Filter the modules by name', label: 'filter', group: 'views' },
   { id: 'detail', keys: ['d'], description: 'Show or hide the detail pane (agent screen, events, summary)', label: 'detail', group: 'views' },
   { id: 'help', keys: ['?'], description: 'Show all keys', label: 'help', group: 'app' },
-  { id: 'quit', keys: ['q'], description: 'Quit (asks first while loops run: pty loops are suspended, tmux loops keep running)', label: 'quit', group: 'app' },
+  { id: 'quit', keys: ['q', 'ctrl-c'], description: 'Quit (asks first while loops run: pty loops are suspended, tmux loops keep running)', label: 'quit', group: 'app' },
 ];
+
+/** Keys inside the dialogs and views, for the help overlay. */
+export const DIALOG_KEYS: readonly { keys: string; description: string }[] = [
+  { keys: 'Tab / Shift-Tab / ↑ ↓', description: 'Move between the start dialog\'s fields' },
+  { keys: 'digits, Backspace, ← →', description: 'Edit a field' },
+  { keys: 'Enter', description: 'Confirm: start, stop, apply the filter' },
+  { keys: 'Esc', description: 'Cancel, or close a view' },
+  { keys: 'y / n', description: 'Answer a confirmation' },
+];
+
+/** What the glyphs of the state column mean. */
+export const STATE_LEGEND = '▶ running  ○ starting  ! stalled  ‖ quota wait (elapsed paused)  ■ stopping  ✗ failed  ✓ complete  · no loop  ↗ run by another autodeck  ? owner gone';
 
 /** The command a key runs, if any. */
 export function commandForKey(key: string): Command | undefined {
@@ -68,7 +80,7 @@ export function commandForKey(key: string): Command | undefined {
 
 /** How a key name reads on screen. */
 export function keyLabel(key: string): string {
-  return ({ up: '↑', down: '↓', return: 'Enter', escape: 'Esc' } as Record<string, string>)[key] ?? key;
+  return ({ up: '↑', down: '↓', return: 'Enter', escape: 'Esc', 'ctrl-c': 'Ctrl-C' } as Record<string, string>)[key] ?? key;
 }
 
 /** The README's key list, generated from the table. */

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { discoverModules, readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
+import type { RunRow } from '../store/runs.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { ownerAlive } from '../supervisor/owner.js';
 
@@ -21,10 +22,18 @@ export interface DeckRow {
   here: boolean;
   /** For a loop of another process: whether its owner is alive. */
   ownerAlive: boolean;
+  /** The module's newest finished run, shown while no loop runs. */
+  lastRun?: LastRun | undefined;
 }
+
+export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'>;
 
 export interface DeckSnapshot {
   rows: readonly DeckRow[];
+}
+
+function lastRunOf(r: RunRow): LastRun {
+  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced };
 }
 
 /** How often modules and other processes' loops are read again; own loops are live. */
@@ -32,7 +41,7 @@ export const DECK_REFRESH_MS = 1000;
 
 function sameRow(a: DeckRow, b: DeckRow): boolean {
   return a.key === b.key && a.name === b.name && a.lifecycle === b.lifecycle && a.here === b.here
-    && a.ownerAlive === b.ownerAlive && (a.loop === b.loop || JSON.stringify(a.loop) === JSON.stringify(b.loop));
+    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && (a.loop === b.loop || JSON.stringify(a.loop) === JSON.stringify(b.loop));
 }
 
 /**
@@ -44,8 +53,14 @@ export class Deck extends EventEmitter<{ change: [] }> {
   private snapshot: DeckSnapshot = { rows: [] };
   private modules: { name: string; dir: string; lifecycle: LifecycleStatus }[] = [];
   private others: LoopRow[] = [];
+  private lastRuns = new Map<string, LastRun>();
   private readonly timer: NodeJS.Timeout;
   private readonly onSupervisorChange = (): void => this.rebuild();
+  // A run of this process shows its outcome at once, not at the next poll.
+  private readonly onEnded = (r: RunRow): void => {
+    this.lastRuns.set(r.taskDir, lastRunOf(r));
+    this.rebuild();
+  };
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -56,6 +71,7 @@ export class Deck extends EventEmitter<{ change: [] }> {
     super();
     this.poll();
     supervisor.on('change', this.onSupervisorChange);
+    supervisor.on('ended', this.onEnded);
     this.timer = setInterval(() => this.poll(), DECK_REFRESH_MS);
     this.timer.unref();
   }
@@ -72,6 +88,7 @@ export class Deck extends EventEmitter<{ change: [] }> {
     this.modules = discoverModules(this.roots).map((m) => ({ name: m.name, dir: m.dir, lifecycle: readModuleInfo(m.dir).status }));
     const mine = new Set(this.supervisor.active().map((l) => l.taskDir));
     this.others = this.store.loops.list().filter((row) => !mine.has(row.taskDir));
+    this.lastRuns = new Map([...this.store.runs.latestByTaskDir()].map(([dir, r]) => [dir, lastRunOf(r)]));
     this.rebuild();
   }
 
@@ -84,7 +101,10 @@ export class Deck extends EventEmitter<{ change: [] }> {
       const other = others.get(m.dir);
       others.delete(m.dir);
       const loop = mineRow ?? other;
-      return { key: m.dir, name: m.name, lifecycle: m.lifecycle, loop, here: mineRow !== undefined, ownerAlive: loop ? mineRow !== undefined || ownerAlive(loop, here) : false };
+      return {
+        key: m.dir, name: m.name, lifecycle: m.lifecycle, loop, here: mineRow !== undefined,
+        ownerAlive: loop ? mineRow !== undefined || ownerAlive(loop, here) : false, lastRun: this.lastRuns.get(m.dir),
+      };
     });
     // Loops on modules outside the roots: shown too, after the modules, by name.
     for (const loop of [...own.values(), ...others.values()]) {
@@ -106,5 +126,6 @@ export class Deck extends EventEmitter<{ change: [] }> {
   close(): void {
     clearInterval(this.timer);
     this.supervisor.off('change', this.onSupervisorChange);
+    this.supervisor.off('ended', this.onEnded);
   }
 }

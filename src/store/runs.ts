@@ -41,6 +41,7 @@ export class RunStore {
   private readonly recent;
   private readonly recentFor;
   private readonly forDirWith;
+  private readonly latest;
   private readonly countAll;
   private readonly countFor;
 
@@ -53,6 +54,7 @@ export class RunStore {
     this.recentFor = db.prepare(`${SELECT} WHERE task_dir = ? ORDER BY id DESC LIMIT ?`);
     // The outcomes come as one JSON array, so one statement serves any set of them.
     this.forDirWith = db.prepare(`${SELECT} WHERE task_dir = ? AND outcome IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?`);
+    this.latest = db.prepare(`${SELECT} WHERE id IN (SELECT max(id) FROM runs GROUP BY task_dir)`);
     this.countAll = db.prepare('SELECT count(*) AS n FROM runs');
     this.countFor = db.prepare('SELECT count(*) AS n FROM runs WHERE task_dir = ?');
   }
@@ -75,6 +77,11 @@ export class RunStore {
     if (outcomes === undefined) return this.list(limit, taskDir);
     if (outcomes.length === 0) return [];
     return (this.forDirWith.all(taskDir, JSON.stringify(outcomes), limit) as Record<string, unknown>[]).map(fromRaw);
+  }
+
+  /** The newest run of every module that has one, by task folder (the dashboard's idle rows). */
+  latestByTaskDir(): Map<string, RunRow> {
+    return new Map((this.latest.all() as Record<string, unknown>[]).map(fromRaw).map((r) => [r.taskDir, r]));
   }
 
   /** How many runs there are, of one module or of all. */

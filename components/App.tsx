@@ -1,0 +1,198 @@
+import { useEffect, useReducer, type ReactElement } from 'react';
+import { Box, Text, useInput } from 'ink';
+import { commandForKey, type CommandId } from '../src/keymap.js';
+import { breakpointFor, columnsFor } from '../src/deck/layout.js';
+import { Table } from './Table.js';
+import { Footer } from './Footer.js';
+import { Help } from './Help.js';
+import { StartDialog } from './StartDialog.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
+import { DetailPane } from './DetailPane.js';
+import { EventLog } from './EventLog.js';
+import { FilterBar } from './FilterBar.js';
+import { useModel, useDeck } from './hooks/useModel.js';
+import { useNow } from './hooks/useNow.js';
+import { useWindowSize } from './hooks/useWindowSize.js';
+import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type UiState } from './state.js';
+import { quitLines } from './quit.js';
+import { useTheme } from './theme.js';
+
+export interface AppProps {
+  /** Where the dashboard was before an attach. */
+  initial?: UiState;
+  /** Reports the state as it changes, so an attach can bring it back. */
+  onState?: (state: UiState) => void;
+  onAttach: (key: string) => void;
+  /** Quit; loops of this process are left as the quit dialog said. */
+  onQuit: () => void;
+  title?: string;
+}
+
+/** The dashboard (SPEC 7): one table, one overlay at a time, one place that reads keys. */
+export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: AppProps) {
+  const model = useModel();
+  const theme = useTheme();
+  const { columns: width, rows: height } = useWindowSize();
+  const [ui, dispatch] = useReducer(uiReducer, initial ?? INITIAL_UI);
+  const allRows = useDeck((s) => s.rows);
+  const rows = filterRows(allRows, ui.filter);
+  const index = selectedIndex(rows, ui.selectedKey);
+  const row = index >= 0 ? rows[index] : undefined;
+  const now = useNow(1000);
+  const breakpoint = breakpointFor(width);
+  const overlay = ui.overlay;
+
+  useEffect(() => onState?.(ui), [ui, onState]);
+
+  const say = (text: string, tone: 'info' | 'error' = 'info'): void => dispatch({ type: 'message', message: { text, tone } });
+
+  const run = (id: CommandId): void => {
+    switch (id) {
+      case 'up':
+      case 'down': {
+        const next = rows[Math.min(rows.length - 1, Math.max(0, index + (id === 'up' ? -1 : 1)))];
+        if (next) dispatch({ type: 'select', key: next.key });
+        return;
+      }
+      case 'start':
+        dispatch({ type: 'open', overlay: { kind: 'start', key: row!.key } });
+        return;
+      case 'stop':
+      case 'forceStop':
+        dispatch({ type: 'open', overlay: { kind: 'confirm', action: id, key: row!.key } });
+        return;
+      case 'restart': {
+        const r = model.restart(row!.key);
+        say(r.ok ? `restarted ${row!.name}` : `not restarted: ${r.message}`, r.ok ? 'info' : 'error');
+        return;
+      }
+      case 'attach':
+        onAttach(row!.key);
+        return;
+      case 'log':
+      case 'help':
+      case 'filter':
+        dispatch({ type: 'open', overlay: { kind: id } });
+        return;
+      case 'detail':
+        dispatch({ type: 'toggleDetail', shownNow: detailShown });
+        return;
+      case 'quit': {
+        const here = model.runningHere();
+        if (here.pty + here.tmux === 0) onQuit();
+        else dispatch({ type: 'open', overlay: { kind: 'quit' } });
+        return;
+      }
+    }
+  };
+
+  useInput((input, key) => {
+    const name = keyName(input, key);
+    if (name === 'escape') {
+      if (ui.filter) dispatch({ type: 'filter', text: '' });
+      dispatch({ type: 'message', message: undefined });
+      return;
+    }
+    const command = commandForKey(name);
+    if (!command) return;
+    const why = command.disabled?.({ row });
+    if (why) return say(`${command.label}: ${why}`, 'error');
+    if (ui.message) dispatch({ type: 'message', message: undefined });
+    run(command.id);
+  }, { isActive: overlay.kind === 'none' });
+
+  // Lines: title 1, message 1, footer 1; the rest is the table and the detail pane. One
+  // line is kept free: a frame as tall as the terminal makes Ink clear it on every update.
+  const body = Math.max(1, height - 4);
+  const detailShown = ui.detail ?? (breakpoint !== 'side' && body >= 14);
+  const tableHeight = detailShown && row ? Math.max(2, Math.min(rows.length + 2, Math.floor(body * 0.45))) : body;
+  const detailHeight = detailShown && row ? body - tableHeight : 0;
+  const here = model.runningHere();
+
+  let main: ReactElement;
+  switch (overlay.kind) {
+    case 'start': {
+      const target = allRows.find((r) => r.key === overlay.key);
+      main = (
+        <StartDialog
+          name={target?.name ?? overlay.key}
+          defaults={model.settings}
+          suggestion={model.suggestion(overlay.key)}
+          onCancel={() => dispatch({ type: 'close' })}
+          onStart={(limits) => {
+            const r = model.start(overlay.key, limits);
+            if (r.ok) {
+              dispatch({ type: 'close' });
+              say(`started ${target?.name ?? ''}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min`);
+            }
+            return r;
+          }}
+        />
+      );
+      break;
+    }
+    case 'confirm': {
+      const target = allRows.find((r) => r.key === overlay.key);
+      const force = overlay.action === 'forceStop';
+      main = (
+        <ConfirmDialog
+          title={`${force ? 'Force stop' : 'Stop'} ${target?.name ?? overlay.key}?`}
+          lines={force
+            ? ['The agent is killed now, in the middle of its step.']
+            : ['The agent finishes its current step, then stops (a stop file is written).']}
+          yesLabel={force ? 'kill it' : 'stop it'}
+          onNo={() => dispatch({ type: 'close' })}
+          onYes={() => {
+            const r = model.stop(overlay.key, force);
+            dispatch({ type: 'close' });
+            say(r.ok ? `${force ? 'killing' : 'stopping'} ${target?.name ?? ''}` : `not stopped: ${r.message}`, r.ok ? 'info' : 'error');
+          }}
+        />
+      );
+      break;
+    }
+    case 'quit':
+      main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(here)} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
+      break;
+    case 'help':
+      main = <Help height={body} width={width} onClose={() => dispatch({ type: 'close' })} />;
+      break;
+    case 'log':
+      main = <EventLog height={body} onClose={() => dispatch({ type: 'close' })} />;
+      break;
+    default:
+      main = (
+        <Box flexDirection="column">
+          <Table
+            rows={rows}
+            columns={columnsFor(breakpoint)}
+            selected={index}
+            height={tableHeight}
+            now={now}
+            limits={model.settings}
+            emptyText={ui.filter ? `no module matches "${ui.filter}"` : 'no task modules under the roots'}
+          />
+          {detailHeight > 0 && row ? <DetailPane row={row} height={detailHeight} /> : null}
+        </Box>
+      );
+  }
+
+  const running = allRows.filter((r) => r.loop && r.loop.status !== 'failed' && r.loop.status !== 'suspended').length;
+  return (
+    <Box flexDirection="column" width={width}>
+      <Box>
+        <Text bold color={theme.accent} wrap="truncate-end">{`${title}  ${running} running · ${allRows.length} modules${ui.filter ? ` · filter "${ui.filter}"` : ''}`}</Text>
+      </Box>
+      <Box flexDirection="column" height={body} overflow="hidden">
+        {main}
+      </Box>
+      {overlay.kind === 'filter'
+        ? <FilterBar initial={ui.filter} onChange={(text) => dispatch({ type: 'filter', text })} onDone={(keep) => {
+            if (!keep) dispatch({ type: 'filter', text: '' });
+            dispatch({ type: 'close' });
+          }} />
+        : <Text color={ui.message?.tone === 'error' ? theme.error : undefined} wrap="truncate-end">{ui.message ? `${ui.message.tone === 'error' ? '✗ ' : ''}${ui.message.text}` : ' '}</Text>}
+      <Footer ctx={{ row }} breakpoint={breakpoint} />
+    </Box>
+  );
+}

@@ -1,0 +1,27 @@
+import { Box, Text } from 'ink';
+import { COMMANDS, keyLabel, type KeyContext } from '../src/keymap.js';
+import type { Breakpoint } from '../src/deck/layout.js';
+import { useTheme } from './theme.js';
+
+/** Commands a narrow footer leaves to the help overlay: moving is known, the rest is one `?` away. */
+const NARROW_HIDDEN = new Set(['up', 'down', 'log', 'filter', 'forceStop']);
+
+/** The footer: every command's key and short label from the command table; unavailable ones dimmed (or left out when narrow). */
+export function Footer({ ctx, breakpoint }: { ctx: KeyContext; breakpoint: Breakpoint }) {
+  const theme = useTheme();
+  const items = COMMANDS.filter((c) => c.id !== 'down').filter((c) => breakpoint === 'wide' || !NARROW_HIDDEN.has(c.id)).map((c) => {
+    const keys = c.id === 'up' ? '↑↓' : keyLabel(c.keys[0]!);
+    const label = c.id === 'up' ? 'move' : c.label;
+    const off = c.disabled?.(ctx) !== undefined;
+    return { id: c.id, text: `${keys} ${label}`, off };
+  }).filter((i) => breakpoint !== 'side' || !i.off);
+  return (
+    <Box>
+      <Text wrap="truncate-end">
+        {items.map((i, n) => (
+          <Text key={i.id} dimColor={i.off && theme.dim} strikethrough={i.off && !theme.dim}>{`${n > 0 ? '  ' : ''}${i.text}`}</Text>
+        ))}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,135 @@
+import { render, type Instance } from 'ink';
+import { App } from './App.js';
+import { ModelContext } from './hooks/useModel.js';
+import { ThemeContext, colorWanted, themeFor } from './theme.js';
+import { INITIAL_UI, type UiState } from './state.js';
+import { LiveModel } from '../src/deck/model.js';
+import { Store } from '../src/store/index.js';
+import { Supervisor, type StartOptions } from '../src/supervisor/supervisor.js';
+import { tmuxAvailable } from '../src/sessions/tmux.js';
+import { startApiForSupervisor, type SupervisorApi } from '../src/commands/serve.js';
+import { CliError, EXIT, type CommandContext } from '../src/commands/context.js';
+import { controlKeyByte } from '../src/config/settings.js';
+import { printable } from '../src/format/event.js';
+import { attach } from '../src/attach/attach.js';
+import { Notifier } from '../src/notify/notifier.js';
+
+/** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
+const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
+const LEAVE_ALT_SCREEN = '\x1b[?1049l';
+
+export interface DashboardOptions {
+  title?: string;
+  /** Loops to start as soon as the dashboard is up (the demo). */
+  start?: { dir: string; options?: StartOptions }[];
+}
+
+type Next = { kind: 'quit' } | { kind: 'attach'; key: string };
+
+/**
+ * The dashboard (`autodeck`, `autodeck demo`): the supervisor in this process, adopting
+ * orphaned loops first (SPEC 5.6), the Ink app over it, attach mode between renders, and
+ * on quit the loops left for the next launch (pty suspended, tmux kept running).
+ */
+export async function runDashboard(ctx: CommandContext, opts: DashboardOptions = {}): Promise<number> {
+  const { settings } = ctx;
+  if (settings.backend === 'tmux') {
+    const tmux = tmuxAvailable();
+    if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
+  }
+  const stdin = process.stdin;
+  const stdout = process.stdout;
+  const store = Store.open(settings.db);
+  const supervisor = new Supervisor({ store, settings });
+  let api: SupervisorApi | undefined;
+  let model: LiveModel | undefined;
+  const cleanup: (() => unknown)[] = [];
+  const problems: string[] = [];
+  try {
+    supervisor.adoptOrphans();
+    if (settings.apiPort > 0) {
+      api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
+      cleanup.push(() => api?.close());
+    }
+    const notifier = new Notifier({ channels: settings.notify, write: (bytes) => stdout.write(bytes), now: Date.now, env: process.env });
+    supervisor.on('event', (e) => notifier.handle(e));
+    model = new LiveModel(supervisor, store, settings.roots);
+    for (const s of opts.start ?? []) {
+      const r = model.start(s.dir, s.options ?? {});
+      if (!r.ok) problems.push(printable(r.message));
+    }
+
+    const theme = themeFor(colorWanted(process.env));
+    let ui: UiState = problems.length > 0 ? { ...INITIAL_UI, message: { text: problems[0]!, tone: 'error' } } : INITIAL_UI;
+    const detachByte = controlKeyByte(settings.detachKey);
+    stdout.write(ENTER_ALT_SCREEN);
+    cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
+
+    // A hangup (the ssh link dropped) or a kill is a quit: loops are left, not lost.
+    let signalled = false;
+    let instance: Instance | undefined;
+    let resolveNext: ((n: Next) => void) | undefined;
+    const onSignal = (): void => {
+      signalled = true;
+      resolveNext?.({ kind: 'quit' });
+    };
+    for (const s of ['SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
+    cleanup.push(() => {
+      for (const s of ['SIGTERM', 'SIGHUP'] as const) process.off(s, onSignal);
+    });
+
+    for (;;) {
+      const next = await new Promise<Next>((resolve) => {
+        resolveNext = resolve;
+        if (signalled) return resolve({ kind: 'quit' });
+        instance = render(
+          <ThemeContext.Provider value={theme}>
+            <ModelContext.Provider value={model}>
+              <App
+                title={opts.title}
+                initial={ui}
+                onState={(s) => { ui = s; }}
+                onAttach={(key) => resolve({ kind: 'attach', key })}
+                onQuit={() => resolve({ kind: 'quit' })}
+              />
+            </ModelContext.Provider>
+          </ThemeContext.Provider>,
+          { stdin, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 30 },
+        );
+        instance.waitUntilExit().catch((err: unknown) => {
+          problems.push(String(err));
+          resolve({ kind: 'quit' });
+        });
+      });
+      instance?.unmount();
+      instance?.cleanup();
+      instance = undefined;
+      if (next.kind === 'quit') break;
+      const session = model.session(next.key);
+      if (!session) {
+        ui = { ...ui, message: { text: 'that agent is no longer running here', tone: 'error' } };
+        continue;
+      }
+      const how = await attach(session, { input: stdin, output: stdout }, { detachByte });
+      stdout.write('\x1b[2J\x1b[H');
+      ui = { ...ui, overlay: { kind: 'none' }, message: { text: how === 'exited' ? 'the agent exited while attached' : `detached from ${session.name}`, tone: 'info' } };
+    }
+  } finally {
+    // Each step on its own: one failing must not keep the loops from being left properly.
+    const left = (() => {
+      try {
+        return supervisor.suspendAll();
+      } catch {
+        return 0;
+      }
+    })();
+    for (const step of [() => model?.close(), ...cleanup.reverse(), () => supervisor.close(), () => store.close()]) {
+      try {
+        await step();
+      } catch { /* keep going */ }
+    }
+    if (left > 0) ctx.stderr.write(`autodeck: left ${left} loop${left === 1 ? '' : 's'} for the next launch (pty suspended, tmux still running)\n`);
+  }
+  for (const p of problems) ctx.stderr.write(`autodeck: ${p}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,133 @@
+import prettyMs from 'pretty-ms';
+import { activeMs } from '../supervisor/limits.js';
+import { printable } from '../format/event.js';
+import type { DeckRow } from './deck.js';
+import type { Outcome } from '../store/runs.js';
+
+/** A semantic colour; components map it to a colour, or to nothing under NO_COLOR. */
+export type Tone = 'active' | 'ok' | 'warn' | 'bad' | 'muted';
+
+export interface StateCell {
+  /** One column wide in every terminal font we met; the word carries the meaning too. */
+  glyph: string;
+  word: string;
+  tone: Tone;
+}
+
+const LOOP_STATES: Record<string, StateCell> = {
+  starting: { glyph: '○', word: 'starting', tone: 'active' },
+  running: { glyph: '▶', word: 'running', tone: 'active' },
+  stalled: { glyph: '!', word: 'stalled', tone: 'warn' },
+  quota_wait: { glyph: '‖', word: 'quota', tone: 'warn' },
+  stopping: { glyph: '■', word: 'stopping', tone: 'warn' },
+  suspended: { glyph: '‖', word: 'suspended', tone: 'muted' },
+  failed: { glyph: '✗', word: 'failed', tone: 'bad' },
+};
+
+const LIFECYCLE_TONES: Record<string, Tone> = { complete: 'ok', blocked: 'bad', cancelled: 'muted' };
+
+/** How a finished run reads, in at most eight columns. */
+const OUTCOMES: Record<Outcome, StateCell> = {
+  complete: { glyph: '✓', word: 'complete', tone: 'ok' },
+  blocked: { glyph: '✗', word: 'blocked', tone: 'bad' },
+  merge_conflict: { glyph: '✗', word: 'conflict', tone: 'bad' },
+  stopped: { glyph: '■', word: 'stopped', tone: 'muted' },
+  user_stop: { glyph: '■', word: 'stopped', tone: 'muted' },
+  max_iterations: { glyph: '■', word: 'max iter', tone: 'warn' },
+  timeout: { glyph: '■', word: 'timeout', tone: 'warn' },
+  stall_limit: { glyph: '!', word: 'stuck', tone: 'bad' },
+  reasoning_loop: { glyph: '!', word: 'looping', tone: 'bad' },
+  killed: { glyph: '✗', word: 'killed', tone: 'bad' },
+  failed: { glyph: '✗', word: 'failed', tone: 'bad' },
+};
+
+/**
+ * The state column: a loop's status; with no loop, the outcome of the module's last run
+ * (what a person wants to know after a loop ended), else its lifecycle status.
+ */
+export function stateCell(row: DeckRow): StateCell {
+  if (row.loop) {
+    const s = LOOP_STATES[row.loop.status] ?? { glyph: '?', word: row.loop.status, tone: 'muted' as Tone };
+    // A loop elsewhere whose owner died waits for an autodeck to adopt it.
+    return !row.here && !row.ownerAlive ? { ...s, word: `${s.word}?`, tone: 'muted' } : s;
+  }
+  if (row.lastRun) return OUTCOMES[row.lastRun.outcome] ?? { glyph: '·', word: row.lastRun.outcome, tone: 'muted' };
+  const word = row.lifecycle;
+  return { glyph: word === 'complete' ? '✓' : '·', word, tone: LIFECYCLE_TONES[word] ?? 'muted' };
+}
+
+/** `12:04` below an hour, `1:02:03` above: fixed shape, so the column does not jump. */
+export function clockDuration(ms: number): string {
+  return prettyMs(Math.max(0, Math.floor(ms / 1000) * 1000), { colonNotation: true, secondsDecimalDigits: 0 });
+}
+
+/** `45s`, `3m`, `2h`, `4d`: the one-unit age of a last signal. */
+export function shortAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86_400)}d`;
+}
+
+/**
+ * `ended just now`, `ended 3m ago`: minutes at the finest, so an idle dashboard redraws
+ * once a minute at most (each redraw is a frame sent down an ssh link).
+ */
+export function endedAgo(ms: number): string {
+  return ms < 60_000 ? 'ended just now' : `ended ${shortAge(ms)} ago`;
+}
+
+function minutes(m: number): string {
+  return m >= 60 && m % 60 === 0 ? `${m / 60}h` : `${Number(m.toFixed(2))}m`;
+}
+
+export interface RowCells {
+  name: string;
+  /** Run by another autodeck process. */
+  elsewhere: boolean;
+  state: StateCell;
+  iteration: string;
+  step: string;
+  elapsed: string;
+  /** Elapsed time is not counting (quota wait). */
+  paused: boolean;
+  stalls: string;
+  recoveries: string;
+  lastSignal: string;
+}
+
+export interface CellLimits {
+  stallThreshold: number;
+  recoveryTotal: number;
+}
+
+/**
+ * Every cell of a row as text, at time `now`. Text from files (names, steps) is made
+ * printable: a module name cannot drive the terminal.
+ */
+export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
+  const loop = row.loop;
+  const base = { name: printable(row.name), elsewhere: Boolean(loop && !row.here), state: stateCell(row) };
+  if (!loop) {
+    const last = row.lastRun;
+    return {
+      ...base, iteration: last ? `${last.iterations}/${last.maxIterations}` : '', paused: false, stalls: '', recoveries: '', elapsed: '',
+      step: last ? endedAgo(now - Date.parse(last.endedAt)) : '', lastSignal: '',
+    };
+  }
+  const stepText = loop.step ? `${loop.step}${loop.result ? ` ${loop.result}` : ''}${loop.next ? ` -> ${loop.next}` : ''}` : '';
+  const threshold = Number(loop.settings.stallThreshold) || limits.stallThreshold;
+  const total = Number(loop.settings.recoveryTotal) || limits.recoveryTotal;
+  const live = loop.status !== 'failed' && loop.status !== 'suspended';
+  return {
+    ...base,
+    iteration: `${loop.iteration}/${loop.maxIterations}`,
+    step: printable(stepText),
+    elapsed: `${clockDuration(live ? activeMs(loop, now) : 0)}/${minutes(loop.timeoutMinutes)}`,
+    paused: loop.quotaWaitSince !== '',
+    stalls: `${loop.stallCount}/${threshold}`,
+    recoveries: `${loop.recoveryStep}/${loop.recoveryTotal}${total ? ` of ${total}` : ''}`,
+    lastSignal: loop.lastSignalAt ? shortAge(now - Date.parse(loop.lastSignalAt)) : '-',
+  };
+}

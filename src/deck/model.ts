@@ -1,0 +1,175 @@
+import { EventEmitter } from 'node:events';
+import { Deck, type DeckSnapshot } from './deck.js';
+import { ScreenFeed, type ScreenSource } from './screenFeed.js';
+import { suggestionFor } from '../history/forModule.js';
+import type { LimitSuggestion, Limits } from '../history/suggest.js';
+import { readSummaryHead } from '../protocol/summary.js';
+import { StartRefused, type Supervisor } from '../supervisor/supervisor.js';
+import type { Store } from '../store/index.js';
+import type { LoopEvent } from '../store/events.js';
+import type { Session } from '../sessions/session.js';
+import { isBusyError } from '../store/db.js';
+
+/** What the dashboard needs from the settings. */
+export interface ModelSettings {
+  maxIterations: number;
+  timeoutMinutes: number;
+  stallThreshold: number;
+  recoveryTotal: number;
+  backend: string;
+}
+
+/** An action's outcome, as the dashboard shows it: nothing, or one line. */
+export type ActionResult = { ok: true } | { ok: false; message: string };
+
+/**
+ * Everything the dashboard reads and does, as one small surface over the supervisor: the
+ * components know this interface, tests give them a fake, and the real one is below.
+ * Keys flow back only as these calls.
+ */
+export interface DashboardModel {
+  readonly settings: ModelSettings;
+  getSnapshot(): DeckSnapshot;
+  subscribe(listener: () => void): () => void;
+  /** Grows whenever the event log may have grown. */
+  getEventsVersion(): number;
+  subscribeEvents(listener: () => void): () => void;
+  /** The last `limit` events (of one module, or of all), oldest first. */
+  events(limit: number, key?: string): LoopEvent[];
+  suggestion(key: string): LimitSuggestion;
+  start(key: string, limits: Partial<Limits>): ActionResult;
+  stop(key: string, force: boolean): ActionResult;
+  /** Starts a failed loop again with its own limits. */
+  restart(key: string): ActionResult;
+  /** The live screen of an agent this process runs, or undefined. */
+  screen(key: string): ScreenSource | undefined;
+  summary(key: string, maxLines: number): string[];
+  /** The session to attach to, when this process runs the loop. */
+  session(key: string): Session | undefined;
+  /** How many loops this process runs, by backend (for the quit dialog). */
+  runningHere(): { pty: number; tmux: number };
+}
+
+/** Other processes write events too: the log is checked for new ones this often. */
+const EVENTS_POLL_MS = 1000;
+
+function failure(err: unknown): ActionResult {
+  if (err instanceof StartRefused) return { ok: false, message: err.message };
+  if (isBusyError(err)) return { ok: false, message: 'the state database is locked by another process; try again' };
+  return { ok: false, message: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+}
+
+/** The DashboardModel of a real supervisor and its store. */
+export class LiveModel implements DashboardModel {
+  readonly settings: ModelSettings;
+  private readonly deck: Deck;
+  private readonly events$ = new EventEmitter<{ change: [] }>();
+  private eventsVersion = 0;
+  private lastEventId = 0;
+  private readonly poller: NodeJS.Timeout;
+  private readonly feeds = new Map<string, { session: Session; feed: ScreenFeed }>();
+  private readonly onEvent = (): void => this.bumpEvents();
+
+  constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[]) {
+    const s = supervisor.settings;
+    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend };
+    this.deck = new Deck(supervisor, store, roots);
+    supervisor.on('event', this.onEvent);
+    this.lastEventId = store.events.list(1).at(-1)?.id ?? 0;
+    this.poller = setInterval(() => this.pollEvents(), EVENTS_POLL_MS);
+    this.poller.unref();
+  }
+
+  getSnapshot = (): DeckSnapshot => this.deck.getSnapshot();
+  subscribe = (listener: () => void): (() => void) => this.deck.subscribe(listener);
+  getEventsVersion = (): number => this.eventsVersion;
+  subscribeEvents = (listener: () => void): (() => void) => {
+    this.events$.on('change', listener);
+    return () => this.events$.off('change', listener);
+  };
+
+  private bumpEvents(): void {
+    this.eventsVersion++;
+    this.events$.emit('change');
+  }
+
+  private pollEvents(): void {
+    try {
+      const newest = this.store.events.list(1).at(-1)?.id ?? 0;
+      if (newest === this.lastEventId) return;
+      this.lastEventId = newest;
+      this.bumpEvents();
+    } catch { /* a locked database: next time */ }
+  }
+
+  events(limit: number, key?: string): LoopEvent[] {
+    try {
+      return this.store.events.list(limit, key);
+    } catch {
+      return [];
+    }
+  }
+
+  suggestion(key: string): LimitSuggestion {
+    return suggestionFor(this.store, key, this.settings);
+  }
+
+  start(key: string, limits: Partial<Limits>): ActionResult {
+    try {
+      this.supervisor.start(key, limits);
+      this.deck.poll();
+      return { ok: true };
+    } catch (err) {
+      return failure(err);
+    }
+  }
+
+  stop(key: string, force: boolean): ActionResult {
+    try {
+      return this.supervisor.stop(key, { force }) ? { ok: true } : { ok: false, message: 'no loop runs on this module' };
+    } catch (err) {
+      return failure(err);
+    }
+  }
+
+  restart(key: string): ActionResult {
+    const row = this.getSnapshot().rows.find((r) => r.key === key)?.loop;
+    if (!row || row.status !== 'failed') return { ok: false, message: 'only a failed loop restarts' };
+    return this.start(key, { maxIterations: row.maxIterations, timeoutMinutes: row.timeoutMinutes });
+  }
+
+  session(key: string): Session | undefined {
+    const s = this.supervisor.active().find((l) => l.taskDir === key)?.session;
+    return s && !s.exited ? s : undefined;
+  }
+
+  screen(key: string): ScreenSource | undefined {
+    const session = this.session(key);
+    const known = this.feeds.get(key);
+    if (known && known.session === session) return known.feed;
+    known?.feed.close();
+    this.feeds.delete(key);
+    if (!session) return undefined;
+    const feed = new ScreenFeed(session);
+    this.feeds.set(key, { session, feed });
+    return feed;
+  }
+
+  summary(key: string, maxLines: number): string[] {
+    return readSummaryHead(key, maxLines);
+  }
+
+  runningHere(): { pty: number; tmux: number } {
+    const out = { pty: 0, tmux: 0 };
+    for (const l of this.supervisor.active()) out[l.row.backend === 'tmux' ? 'tmux' : 'pty']++;
+    return out;
+  }
+
+  close(): void {
+    clearInterval(this.poller);
+    this.supervisor.off('event', this.onEvent);
+    for (const { feed } of this.feeds.values()) feed.close();
+    this.feeds.clear();
+    this.deck.close();
+  }
+}

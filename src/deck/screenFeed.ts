@@ -1,0 +1,77 @@
+import type { Session } from '../sessions/session.js';
+
+/** At most this many screen updates a second reach the dashboard (gemini-cli uses ~15). */
+export const SCREEN_UPDATES_PER_SECOND = 15;
+const MIN_INTERVAL_MS = Math.ceil(1000 / SCREEN_UPDATES_PER_SECOND);
+
+export interface ScreenSource {
+  getSnapshot(): readonly string[];
+  subscribe(listener: () => void): () => void;
+}
+
+/** A screen as lines of text: right-trimmed, trailing blank lines dropped. */
+export function screenLines(lines: readonly string[]): string[] {
+  const out = lines.map((l) => l.trimEnd());
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((l, i) => l === b[i]);
+}
+
+/**
+ * An agent's screen as text for the detail pane, captured from the emulator (never the
+ * raw bytes) and throttled: output arriving in a flood produces at most
+ * SCREEN_UPDATES_PER_SECOND snapshots, the last one always taken after the flood.
+ */
+export class ScreenFeed implements ScreenSource {
+  private lines: readonly string[] = [];
+  private readonly listeners = new Set<() => void>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastAt = 0;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly session: Session, private readonly now: () => number = Date.now, private readonly intervalMs = MIN_INTERVAL_MS) {
+    this.capture();
+    this.unsubscribe = session.onOutput(() => this.schedule());
+  }
+
+  getSnapshot = (): readonly string[] => this.lines;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private schedule(): void {
+    if (this.timer) return;
+    // The emulator parses asynchronously: even "now" waits a moment for the bytes to land.
+    const wait = Math.max(10, this.lastAt + this.intervalMs - this.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.capture();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  private capture(): void {
+    this.lastAt = this.now();
+    let next: string[];
+    try {
+      next = screenLines(this.session.screen());
+    } catch {
+      return; // a session that just went away: keep the last screen
+    }
+    if (sameLines(next, this.lines)) return;
+    this.lines = next;
+    for (const l of this.listeners) l();
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.listeners.clear();
+  }
+}

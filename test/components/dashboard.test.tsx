@@ -1,0 +1,281 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderApp, KEYS, type Rendered } from '../helpers/renderApp.js';
+import { FakeModel, FakeScreen, loopRow, moduleRow } from '../helpers/fakeModel.js';
+import { COMMANDS } from '../../src/keymap.js';
+
+// The dashboard's components against a fake model: what a person sees at each width,
+// and what each key asks the supervisor to do.
+
+let app: Rendered | undefined;
+afterEach(() => {
+  app?.unmount();
+  app = undefined;
+});
+
+const lines = (frame: string): string[] => frame.split('\n');
+/** Columns a line takes: every glyph the dashboard uses is one column wide. */
+const stringWidth = (line: string): number => [...line.replace(/\x1b\[[0-9;]*m/g, '')].length;
+
+function threeModules(): FakeModel {
+  return new FakeModel([
+    moduleRow('add-login', { loop: loopRow('/ws/AiTasks/add-login', { iteration: 3, maxIterations: 20, step: 'check', result: 'PASS', next: 'exec', recoveryStep: 1, recoveryTotal: 2 }) }),
+    moduleRow('fix-cache', { lifecycle: 'complete' }),
+    moduleRow('port-api', { loop: loopRow('/ws/AiTasks/port-api', { status: 'stalled', stallCount: 2 }) }),
+  ]);
+}
+
+describe('the table at each width', () => {
+  it('120 columns: every column of SPEC 7, state as glyph and word', async () => {
+    app = renderApp({ model: threeModules(), columns: 120 });
+    const f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
+    for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOV', 'SIGNAL']) expect(f).toContain(h);
+    expect(f).toContain('▶ running');
+    expect(f).toContain('3/20');
+    expect(f).toContain('check PASS -> exec');
+    expect(f).toContain('1/2 of 10');
+    expect(f).toContain('! stalled');
+    expect(f).toContain('2/3');
+    expect(f).toContain('✓ complete');
+    expect(f).toMatch(/1:0\d\/30m/);
+  });
+
+  it('80 columns: fewer columns; 40 columns: name, state, iteration and elapsed only', async () => {
+    app = renderApp({ model: threeModules(), columns: 80 });
+    let f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
+    expect(f).toContain('STEP');
+    expect(f).not.toContain('RECOV');
+    app.unmount();
+    app = renderApp({ model: threeModules(), columns: 40 });
+    f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
+    for (const h of ['MODULE', 'STATE', 'ITER', 'ELAPSED']) expect(f).toContain(h);
+    for (const h of ['STEP', 'STALL', 'RECOV', 'SIGNAL']) expect(f).not.toContain(h);
+    expect(f).toContain('▶ running');
+  });
+
+  it.each([40, 80, 120])('at %i columns no line is wider than the terminal and the frame is shorter than it', async (columns) => {
+    const rows = Array.from({ length: 40 }, (_, i) => moduleRow(`module-with-a-rather-long-name-${String(i).padStart(2, '0')}`, { loop: loopRow(`/ws/AiTasks/m${i}`) }));
+    app = renderApp({ model: new FakeModel(rows), columns, rows: 12 });
+    const f = await app.waitForFrame((f) => f.includes('module-'), 'the modules');
+    expect(lines(f).length).toBeLessThan(12);
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+    expect(f).toMatch(/of 40/); // says it is scrolled
+  });
+
+  it('follows a resize from 120 to 45 columns without garbage', async () => {
+    app = renderApp({ model: threeModules(), columns: 120, rows: 20 });
+    await app.waitForFrame((f) => f.includes('RECOV'), 'the wide table');
+    app.stdout.resize(45, 20);
+    const f = await app.waitForFrame((f) => !f.includes('STEP') && f.includes('add-login'), 'the side-pane table');
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(45);
+  });
+
+  it('without colour loses nothing: no colour codes, the states still read', async () => {
+    app = renderApp({ model: threeModules(), columns: 100, color: false });
+    const f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
+    expect(f).not.toMatch(/\x1b\[3\dm/);
+    expect(f).toContain('› ');
+    expect(f).toContain('! stalled');
+  });
+
+  it('marks loops of other autodeck processes, and one whose owner died', async () => {
+    const model = new FakeModel([
+      moduleRow('theirs', { here: false, ownerAlive: true, loop: loopRow('/ws/AiTasks/theirs') }),
+      moduleRow('orphan', { here: false, ownerAlive: false, loop: loopRow('/ws/AiTasks/orphan') }),
+    ]);
+    app = renderApp({ model, columns: 100 });
+    const f = await app.waitForFrame((f) => f.includes('theirs'), 'the rows');
+    expect(f).toContain('↗ theirs');
+    expect(f).toContain('running?');
+  });
+
+  it('shows a new signal at once and ticks the elapsed time each second', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 120 });
+    const first = await app.waitForFrame((f) => /1:0\d\/30m/.test(f), 'elapsed');
+    const shown = /(1:0\d)\/30m/.exec(first)![1];
+    await app.waitForFrame((f) => /1:0\d\/30m/.test(f) && !f.includes(`${shown}/30m`), 'the next second', 3000);
+    model.patchRow('/ws/AiTasks/add-login', { loop: loopRow('/ws/AiTasks/add-login', { iteration: 4, step: 'exec', result: 'DONE', next: 'check' }) });
+    await app.waitForFrame((f) => f.includes('exec DONE -> check') && f.includes('4/20'), 'the new signal', 1000);
+  });
+});
+
+describe('the start dialog', () => {
+  it('starts with a changed maxIterations; Tab, Shift-Tab and arrows move between fields', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
+    expect(app.frame()).toContain('defaults (no past runs');
+    await app.type(KEYS.backspace, KEYS.backspace, '7');
+    await app.type(KEYS.tab, KEYS.shiftTab, KEYS.down, KEYS.up);
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache'), 'the started message');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 7, timeoutMinutes: 30 } }]);
+  });
+
+  it('an invalid value shows an inline error and starts nothing; Esc cancels', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's', KEYS.tab, KEYS.backspace, KEYS.backspace, '0', KEYS.enter);
+    await app.waitForFrame((f) => /✗ .*0/.test(f) && f.includes('Start a loop'), 'the inline error');
+    await app.type(KEYS.shiftTab, KEYS.backspace, KEYS.backspace, 'x', KEYS.enter);
+    await app.waitForFrame((f) => f.includes('"x" is not a number'), 'the error of the first field');
+    expect(model.calls).toEqual([]);
+    await app.type(KEYS.escape);
+    await app.waitForFrame((f) => !f.includes('Start a loop') && f.includes('MODULE'), 'the table again');
+    expect(model.calls).toEqual([]);
+  });
+
+  it('offers the suggestion from past runs, and says why a start was refused', async () => {
+    const model = threeModules();
+    model.suggestions.set('/ws/AiTasks/fix-cache', { maxIterations: 12, timeoutMinutes: 45, basis: 'p90 of 5 completed runs + 50%', fromRuns: 5 });
+    model.startResult = { ok: false, message: 'a loop already runs on fix-cache' };
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    const f = await app.waitForFrame((f) => f.includes('p90 of 5'), 'the suggestion');
+    expect(f).toContain('12');
+    expect(f).toContain('45');
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('not started: a loop already runs'), 'the refusal');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 12, timeoutMinutes: 45 } }]);
+  });
+
+  it('is refused where a loop runs, with the reason', async () => {
+    app = renderApp({ model: threeModules(), columns: 100 });
+    await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    await app.type('s');
+    await app.waitForFrame((f) => f.includes('start: a loop already runs here'), 'the reason');
+  });
+});
+
+describe('stop, force stop, restart, attach', () => {
+  it('x asks first and stops on y; X asks and does nothing on n', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    await app.type('x');
+    await app.waitForFrame((f) => f.includes('Stop add-login?'), 'the stop dialog');
+    await app.type('y');
+    await app.waitForFrame((f) => f.includes('stopping add-login'), 'the message');
+    await app.type('X');
+    await app.waitForFrame((f) => f.includes('Force stop add-login?') && f.includes('killed now'), 'the force-stop dialog');
+    await app.type('n');
+    await app.waitForFrame((f) => !f.includes('Force stop'), 'the dialog gone');
+    expect(model.calls).toEqual([{ action: 'stop', key: '/ws/AiTasks/add-login' }]);
+  });
+
+  it('r restarts a failed loop and is refused elsewhere; Enter attaches to a loop of this process', async () => {
+    const model = new FakeModel([
+      moduleRow('broken', { loop: loopRow('/ws/AiTasks/broken', { status: 'failed' }) }),
+      moduleRow('busy', { loop: loopRow('/ws/AiTasks/busy') }),
+    ]);
+    const attached: string[] = [];
+    app = renderApp({ model, columns: 100, onAttach: (k) => attached.push(k) });
+    await app.waitForFrame((f) => f.includes('✗ failed'), 'the failed row');
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('attach: no agent of this process runs here'), 'attach refused');
+    await app.type('r');
+    await app.waitForFrame((f) => f.includes('restarted broken'), 'the restart');
+    await app.type('j', 'r');
+    await app.waitForFrame((f) => f.includes('restart: only a failed loop restarts'), 'restart refused');
+    await app.type(KEYS.enter);
+    expect(model.calls).toEqual([{ action: 'restart', key: '/ws/AiTasks/broken' }]);
+    expect(attached).toEqual(['/ws/AiTasks/busy']);
+  });
+});
+
+describe('views', () => {
+  it('the help overlay lists every command of the table', async () => {
+    app = renderApp({ model: threeModules(), columns: 140, rows: 60 });
+    await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    await app.type('?');
+    const f = await app.waitForFrame((f) => f.includes('autodeck keys'), 'the help');
+    for (const c of COMMANDS) expect(f).toContain(c.description);
+    await app.type(' ');
+    await app.waitForFrame((f) => f.includes('MODULE'), 'the table again');
+  });
+
+  it('the help scrolls in a short terminal and never overflows it', async () => {
+    app = renderApp({ model: threeModules(), columns: 80, rows: 14 });
+    await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    await app.type('?');
+    const f = await app.waitForFrame((f) => f.includes('scroll'), 'a scrollable help');
+    expect(lines(f).length).toBeLessThan(14);
+    await app.type(KEYS.down);
+    await app.waitForFrame((f) => /scroll {2}2-/.test(f), 'scrolled by one');
+  });
+
+  it('the filter narrows the table while typing; Esc clears it', async () => {
+    app = renderApp({ model: threeModules(), columns: 100 });
+    await app.waitForFrame((f) => f.includes('port-api'), 'the table');
+    await app.type('/', 'c', 'a');
+    await app.waitForFrame((f) => f.includes('fix-cache') && !f.includes('port-api') && !f.includes('add-login'), 'the filtered table');
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('filter "ca"'), 'the kept filter');
+    await app.type(KEYS.escape);
+    await app.waitForFrame((f) => f.includes('port-api') && !f.includes('filter "'), 'the whole table');
+  });
+
+  it('the event log shows the events of every loop', async () => {
+    const model = threeModules();
+    model.addEvent({ at: new Date().toISOString(), session: 's', taskDir: '/ws/AiTasks/add-login', kind: 'stop_requested', detail: { reason: 'user_stop', by: 'me', force: false } });
+    app = renderApp({ model, columns: 120 });
+    await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    await app.type('l');
+    await app.waitForFrame((f) => f.includes('Event log') && f.includes('stop requested (user_stop) by me'), 'the log');
+    model.addEvent({ at: new Date().toISOString(), session: 's', taskDir: '/ws/AiTasks/port-api', kind: 'quota_resume', detail: { why: 'reset time', waitedMs: 60_000 } });
+    await app.waitForFrame((f) => f.includes('quota wait over'), 'a new event, live');
+    await app.type(KEYS.escape);
+    await app.waitForFrame((f) => f.includes('MODULE'), 'the table again');
+  });
+
+  it('the detail pane shows the agent screen as text, the last events and the summary; d hides it', async () => {
+    const model = threeModules();
+    const screen = new FakeScreen();
+    screen.set(['Working on the plan', 'evil \x1b]0;pwned\x07 title', '> _']);
+    model.screens.set('/ws/AiTasks/add-login', screen);
+    model.summaries.set('/ws/AiTasks/add-login', ['# Add login', 'Done: the form.']);
+    model.addEvent({ at: new Date().toISOString(), session: 's', taskDir: '/ws/AiTasks/add-login', kind: 'signal', detail: { iteration: 3, step: 'check', result: 'PASS', next: 'exec' } });
+    app = renderApp({ model, columns: 100, rows: 30 });
+    let f = await app.waitForFrame((f) => f.includes('Working on the plan'), 'the agent screen');
+    expect(f).toContain('iteration 3: check PASS -> exec');
+    expect(f).toContain('# Add login');
+    expect(f).not.toContain('\x1b]0;');
+    expect(f).toContain('\\x1b]0;pwned\\x07');
+    screen.set(['Now executing']);
+    await app.waitForFrame((f) => f.includes('Now executing'), 'the screen, live');
+    await app.type('d');
+    f = await app.waitForFrame((f) => !f.includes('Now executing'), 'the pane hidden');
+    expect(f).toContain('add-login');
+  });
+});
+
+describe('quit', () => {
+  it('quits at once without loops of this process', async () => {
+    let quit = 0;
+    app = renderApp({ model: threeModules(), columns: 100, onQuit: () => quit++ });
+    await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    await app.type('q');
+    expect(quit).toBe(1);
+  });
+
+  it('asks first when loops run, saying what happens to them', async () => {
+    let quit = 0;
+    const model = threeModules();
+    model.here = { pty: 2, tmux: 1 };
+    app = renderApp({ model, columns: 100, onQuit: () => quit++ });
+    await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    await app.type('q');
+    const f = await app.waitForFrame((f) => f.includes('Quit autodeck?'), 'the quit dialog');
+    expect(f).toContain('2 pty loops: suspended now, resumed at the next launch');
+    expect(f).toContain('1 tmux loop: keeps running');
+    await app.type('n');
+    await app.waitForFrame((f) => !f.includes('Quit autodeck?'), 'the dialog gone');
+    expect(quit).toBe(0);
+    await app.type('q', 'y');
+    expect(quit).toBe(1);
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { clockDuration, rowCells, shortAge, stateCell } from '../../src/deck/cells.js';
+import { breakpointFor, columnsFor, visibleWindow } from '../../src/deck/layout.js';
+import { nextField, validateStartForm } from '../../src/deck/startForm.js';
+import { screenLines } from '../../src/deck/screenFeed.js';
+import { loopRow, moduleRow } from '../helpers/fakeModel.js';
+
+const NOW = Date.parse('2026-11-22T10:00:00Z');
+const LIMITS = { stallThreshold: 3, recoveryTotal: 10 };
+
+describe('row cells', () => {
+  it.each([
+    ['running', '▶', 'running'], ['starting', '○', 'starting'], ['stalled', '!', 'stalled'], ['quota_wait', '‖', 'quota'],
+    ['stopping', '■', 'stopping'], ['suspended', '‖', 'suspended'], ['failed', '✗', 'failed'],
+  ] as const)('a %s loop reads %s %s', (status, glyph, word) => {
+    expect(stateCell(moduleRow('m', { loop: loopRow('/ws/m', { status }) }))).toMatchObject({ glyph, word });
+  });
+
+  it('a module without a loop shows its lifecycle; an orphan of a dead owner is marked', () => {
+    expect(stateCell(moduleRow('m', { lifecycle: 'complete' }))).toMatchObject({ glyph: '✓', word: 'complete', tone: 'ok' });
+    expect(stateCell(moduleRow('m', { lifecycle: 'blocked' }))).toMatchObject({ glyph: '·', word: 'blocked', tone: 'bad' });
+    expect(stateCell(moduleRow('m', { here: false, ownerAlive: false, loop: loopRow('/ws/m') })).word).toBe('running?');
+    expect(stateCell(moduleRow('m', { here: false, ownerAlive: true, loop: loopRow('/ws/m') })).word).toBe('running');
+  });
+
+  it("without a loop shows the last run's outcome and how long ago it ended", () => {
+    const lastRun = { id: 4, outcome: 'max_iterations' as const, endedAt: new Date(NOW - 180_000).toISOString(), iterations: 5, maxIterations: 5, forced: false };
+    const row = moduleRow('m', { lifecycle: 'executing', lastRun });
+    expect(stateCell(row)).toMatchObject({ glyph: '■', word: 'max iter', tone: 'warn' });
+    expect(rowCells(row, NOW, LIMITS)).toMatchObject({ iteration: '5/5', step: 'ended 3m ago', elapsed: '' });
+    expect(stateCell({ ...row, lastRun: { ...lastRun, outcome: 'complete' } })).toMatchObject({ glyph: '✓', word: 'complete' });
+    expect(rowCells({ ...row, lastRun: { ...lastRun, endedAt: new Date(NOW - 59_000).toISOString() } }, NOW, LIMITS).step).toBe('ended just now');
+    // a running loop wins over the last run
+    expect(stateCell({ ...row, loop: loopRow('/ws/m') }).word).toBe('running');
+  });
+
+  it('counts elapsed active time, paused in quota wait, and the age of the last signal', () => {
+    const loop = loopRow('/ws/m', {
+      startedAt: new Date(NOW - 10 * 60_000).toISOString(), quotaWaitMs: 60_000, quotaWaitSince: new Date(NOW - 2 * 60_000).toISOString(),
+      lastSignalAt: new Date(NOW - 125_000).toISOString(), timeoutMinutes: 90, iteration: 4, maxIterations: 12, stallCount: 1, recoveryStep: 2, recoveryTotal: 3,
+      step: 'exec', result: '(done)', next: 'check',
+    });
+    const c = rowCells(moduleRow('m', { loop }), NOW, LIMITS);
+    expect(c.elapsed).toBe('7:00/90m'); // 10 min less 1 min waited less 2 min waiting now
+    expect(c.paused).toBe(true);
+    expect(c.lastSignal).toBe('2m');
+    expect(c.iteration).toBe('4/12');
+    expect(c.stalls).toBe('1/3');
+    expect(c.recoveries).toBe('2/3 of 10');
+    expect(c.step).toBe('exec (done) -> check');
+    expect(rowCells(moduleRow('m', { loop: { ...loop, timeoutMinutes: 120 } }), NOW, LIMITS).elapsed).toBe('7:00/2h');
+  });
+
+  it("takes a loop's own stall threshold over the default, and makes names and steps printable", () => {
+    const loop = loopRow('/ws/m', { settings: { stallThreshold: 5 }, step: 'exec\x1b[2J' });
+    const c = rowCells(moduleRow('evil\x1b]0;x\x07', { loop }), NOW, LIMITS);
+    expect(c.stalls).toBe('0/5');
+    expect(c.name).toBe('evil\\x1b]0;x\\x07');
+    expect(c.step).not.toContain('\x1b');
+  });
+
+  it('formats durations with a fixed shape', () => {
+    expect(clockDuration(65_400)).toBe('1:05');
+    expect(clockDuration(3_723_000)).toBe('1:02:03');
+    expect(clockDuration(-5)).toBe('0:00');
+    expect([shortAge(59_999), shortAge(60_000), shortAge(7_200_000), shortAge(2 * 86_400_000)]).toEqual(['59s', '1m', '2h', '2d']);
+  });
+});
+
+describe('layout', () => {
+  it('names the breakpoints of SPEC 7', () => {
+    expect([breakpointFor(140), breakpointFor(100), breakpointFor(99), breakpointFor(60), breakpointFor(59), breakpointFor(40)])
+      .toEqual(['wide', 'wide', 'normal', 'normal', 'side', 'side']);
+    expect(columnsFor('side').map((c) => c.id)).toEqual(['name', 'state', 'iteration', 'elapsed']);
+  });
+
+  it.each([['wide', 100], ['normal', 60], ['side', 40]] as const)('%s columns leave the name at least 10 columns at %i', (bp, width) => {
+    const fixed = columnsFor(bp).reduce((n, c) => n + (c.width ?? 0), 0);
+    const flexible = columnsFor(bp).filter((c) => c.width === undefined).length;
+    expect((width - 2 - fixed) / flexible).toBeGreaterThanOrEqual(10);
+  });
+
+  it('keeps the selection in view, moving the window as little as it can', () => {
+    expect(visibleWindow(5, 4, 10)).toEqual({ start: 0, end: 5 });
+    expect(visibleWindow(30, 0, 10)).toEqual({ start: 0, end: 10 });
+    expect(visibleWindow(30, 12, 10, 0)).toEqual({ start: 3, end: 13 });
+    expect(visibleWindow(30, 5, 10, 3)).toEqual({ start: 3, end: 13 });
+    expect(visibleWindow(30, 2, 10, 3)).toEqual({ start: 2, end: 12 });
+    expect(visibleWindow(30, 29, 10, 25)).toEqual({ start: 20, end: 30 });
+  });
+});
+
+describe('the start form', () => {
+  it('accepts the ranges of SPEC 3 and names what is wrong', () => {
+    expect(validateStartForm({ maxIterations: '7', timeoutMinutes: '0.5' })).toEqual({ ok: true, limits: { maxIterations: 7, timeoutMinutes: 0.5 } });
+    const bad = validateStartForm({ maxIterations: '0', timeoutMinutes: '' });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.errors.maxIterations).toMatch(/1\.\.1000/);
+    expect(bad.errors.timeoutMinutes).toBe('a value is needed');
+    for (const v of ['1.5', '1001', 'x', '-3', '1e3']) expect(validateStartForm({ maxIterations: v, timeoutMinutes: '30' }).ok).toBe(false);
+    for (const v of ['0', '1441', 'abc']) expect(validateStartForm({ maxIterations: '5', timeoutMinutes: v }).ok).toBe(false);
+  });
+
+  it('moves between fields in both directions, wrapping', () => {
+    expect(nextField('maxIterations', 1)).toBe('timeoutMinutes');
+    expect(nextField('timeoutMinutes', 1)).toBe('maxIterations');
+    expect(nextField('maxIterations', -1)).toBe('timeoutMinutes');
+  });
+});
+
+it('screen lines are right-trimmed with trailing blank lines dropped', () => {
+  expect(screenLines(['a  ', '', 'b', '   ', ''])).toEqual(['a', '', 'b']);
+});
