@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-import '../dist/src/cli.js';
+import { runCli } from '../dist/src/cli.js';
+
+runCli({ loadDashboard: async () => (await import('../dist/components/dashboard.js')).runDashboard });

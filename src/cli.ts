@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { CliError, EXIT, type CommandContext } from './commands/context.js';
+import { CliError, EXIT, type CommandContext, type DashboardLauncher } from './commands/context.js';
 
 // Everything else is imported when needed: the hooks run on every turn of the agent and
 // `status` in scripts, so starting fast matters more than tidy top-level imports.
@@ -61,13 +61,15 @@ async function dispatch(name: CommandName, ctx: CommandContext): Promise<number>
 }
 
 /** Without a terminal there is no dashboard: say what works instead (SPEC 6). */
-function noDashboard(interactive: boolean): number {
-  const why = interactive
-    ? 'the dashboard is not part of this version yet'
-    : 'the dashboard needs a terminal (stdin and stdout are not a TTY)';
-  process.stderr.write(`autodeck: ${why}; use "autodeck run TASK_DIR..." to supervise loops headless, ` +
-    `"autodeck status" to see them, or "autodeck --help"\n`);
+function noDashboard(): number {
+  process.stderr.write('autodeck: the dashboard needs a terminal (stdin and stdout are not a TTY); ' +
+    'use "autodeck run TASK_DIR..." to supervise loops headless, "autodeck status" to see them, or "autodeck --help"\n');
   return EXIT.usage;
+}
+
+/** How the bin hands in the dashboard (components/), which src/ never imports. */
+export interface CliUi {
+  loadDashboard?: () => Promise<DashboardLauncher>;
 }
 
 async function parseWithMeow(argv: string[]) {
@@ -110,7 +112,7 @@ function quickStatusArgs(argv: string[]): { input: string[]; flags: Record<strin
   }
 }
 
-export async function main(argv = process.argv.slice(2)): Promise<number> {
+export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promise<number> {
   // A hook answers Claude Code within a second and never fails it: no flags, no settings
   // files (a bad .autodeck.json must not turn into a refused tool call), AUTODECK_* only.
   if (argv[0] === 'hook' && !argv.includes('--help')) return (await import('./commands/hook.js')).hookMain(argv.slice(1));
@@ -135,8 +137,14 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       return EXIT.usage;
     }
   }
-  if (command === undefined) return noDashboard(Boolean(process.stdin.isTTY && process.stdout.isTTY));
-  return dispatch(command as CommandName, { args, flags: cli.flags, settings, stdout: process.stdout, stderr: process.stderr, cwd });
+  const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const dashboard = tty && ui.loadDashboard && (command === undefined || command === 'demo') ? await ui.loadDashboard() : undefined;
+  const ctx: CommandContext = { args, flags: cli.flags, settings, stdout: process.stdout, stderr: process.stderr, cwd, dashboard };
+  if (command === undefined) {
+    if (!dashboard) return noDashboard();
+    return dashboard(ctx, {});
+  }
+  return dispatch(command as CommandName, ctx);
 }
 
 async function report(err: unknown): Promise<number> {
@@ -161,4 +169,7 @@ function exit(code: number): void {
   setTimeout(() => process.exit(code), 2000).unref();
 }
 
-main().then(exit, async (err: unknown) => exit(await report(err)));
+/** The bin's one call. */
+export function runCli(ui: CliUi = {}): void {
+  main(process.argv.slice(2), ui).then(exit, async (err: unknown) => exit(await report(err)));
+}

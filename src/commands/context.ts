@@ -1,5 +1,17 @@
 import type { Settings } from '../config/schema.js';
 
+/** Loops a dashboard starts as soon as it is up (the demo). */
+export interface DashboardStart {
+  dir: string;
+  options?: { maxIterations?: number; timeoutMinutes?: number };
+}
+
+/**
+ * Opens the dashboard and resolves with the exit code when the user quits. It lives in
+ * components/ (React), which src/ never imports: the bin hands it in.
+ */
+export type DashboardLauncher = (ctx: CommandContext, opts: { title?: string; start?: DashboardStart[] }) => Promise<number>;
+
 /** What every command gets from the CLI: its words, its flags, the settings and the streams. */
 export interface CommandContext {
   args: string[];
@@ -8,6 +20,8 @@ export interface CommandContext {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   cwd: string;
+  /** The dashboard, when this process has a terminal to show it in. */
+  dashboard?: DashboardLauncher | undefined;
 }
 
 /** Exit codes of SPEC 6. */

@@ -11,7 +11,8 @@ const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
 
 /**
  * `autodeck demo`: builds a throwaway workspace of task modules with different
- * scenarios and runs real loops on it, the simulated agent standing in for Claude Code.
+ * scenarios and runs real loops on it, the simulated agent standing in for Claude Code:
+ * in the dashboard when there is a terminal, else headless like `run`.
  */
 export async function demo(ctx: CommandContext): Promise<number> {
   const workspace = mkdtempSync(join(tmpdir(), 'autodeck-demo-'));
@@ -27,13 +28,18 @@ export async function demo(ctx: CommandContext): Promise<number> {
     stallThreshold: 2,
     graceSeconds: 10,
   };
-  line(ctx.stderr, `autodeck demo: workspace ${workspace}`);
-  for (const m of DEMO_MODULES) line(ctx.stderr, `  ${m.name.padEnd(20)} ${m.shows}`);
-  line(ctx.stderr, '');
   const requests = DEMO_MODULES.map((m) => ({
     dir: join(root, m.name),
     options: m.maxIterations ? { maxIterations: m.maxIterations } : {},
   }));
+  if (ctx.dashboard) {
+    const code = await ctx.dashboard({ ...ctx, settings }, { title: 'autodeck demo', start: requests });
+    line(ctx.stderr, `autodeck demo: the workspace was ${workspace}`);
+    return code;
+  }
+  line(ctx.stderr, `autodeck demo: workspace ${workspace}`);
+  for (const m of DEMO_MODULES) line(ctx.stderr, `  ${m.name.padEnd(20)} ${m.shows}`);
+  line(ctx.stderr, '');
   await supervise({ ...ctx, settings }, requests);
   line(ctx.stderr, '');
   // Copy-pastable from where the demo was started, whether or not autodeck is on PATH.

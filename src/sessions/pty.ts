@@ -1,8 +1,10 @@
 import pty from 'node-pty';
 import xtermHeadless from '@xterm/headless';
+import xtermSerialize from '@xterm/addon-serialize';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
 
 const { Terminal } = xtermHeadless;
+const { SerializeAddon } = xtermSerialize;
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
@@ -23,6 +25,7 @@ export class PtySession implements Session {
   private readonly exitListeners: ((e: SessionExit) => void)[] = [];
   private readonly outputListeners = new Set<(data: string) => void>();
   private disposed = false;
+  private serializer: InstanceType<typeof SerializeAddon> | undefined;
   /** See Session.screenVersion: bumped once the emulator has parsed new output. */
   screenVersion = 0;
 
@@ -66,6 +69,38 @@ export class PtySession implements Session {
     try {
       this.proc.resize(cols, rows);
     } catch { /* already exited: known and harmless */ }
+  }
+
+  get cols(): number {
+    return this.term.cols;
+  }
+
+  get rows(): number {
+    return this.term.rows;
+  }
+
+  /**
+   * The emulator's state (scrollback, screen, cursor, colours, modes) as the bytes that
+   * redraw it on a terminal of the same size: attach mode restores the screen with it.
+   */
+  serialize(): string {
+    if (this.disposed) return '';
+    if (!this.serializer) {
+      this.serializer = new SerializeAddon();
+      this.term.loadAddon(this.serializer);
+    }
+    return this.serializer.serialize();
+  }
+
+  /**
+   * Calls `fn` once every byte received so far is parsed and before any later one is
+   * (xterm runs write callbacks between chunks, synchronously). An onOutput listener
+   * added just before this call and serialize() called in `fn` then meet with no byte
+   * missing or shown twice.
+   */
+  whenParsed(fn: () => void): void {
+    if (this.disposed) queueMicrotask(fn);
+    else this.term.write('', fn);
   }
 
   screen(): string[] {

@@ -586,6 +586,56 @@ export class TmuxSession implements Session {
     }
   }
 
+  /** The window's size now; undefined when the session is gone. */
+  size(): { cols: number; rows: number } | undefined {
+    if (this.released) return undefined;
+    try {
+      const [cols, rows] = tmux(this.client, [['display-message', '-p', '-t', this.paneId, '#{window_width} #{window_height}']]).trim().split(' ').map(Number);
+      return cols! > 0 && rows! > 0 ? { cols: cols!, rows: rows! } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The tmux client that hands a terminal to this session (argv, no shell), with our
+   * client environment: without TMUX and TMUX_PANE, since tmux refuses to nest. Before
+   * attaching it binds `detachKey` (a tmux key name, `C-q`) to detach, server-wide, so
+   * the dashboard's key works here too; and lets the window follow the client's size,
+   * which resize() had fixed (resize-window sets window-size to manual).
+   */
+  attachCommand(detachKey?: string): { file: string; args: string[]; env: Record<string, string> } {
+    const commands = [
+      ...(detachKey ? [['bind-key', '-n', detachKey, 'detach-client']] : []),
+      ['set-option', '-w', '-t', this.paneId, 'window-size', 'latest'],
+      ['attach-session', '-t', `=${this.name}`],
+    ];
+    return { file: this.client.program, args: [...globalArgs(this.client), ...tmuxChain(commands)], env: clientEnv() };
+  }
+
+  /** Detaches every client from this session; the agent goes on. */
+  detachClients(): void {
+    try {
+      tmux(this.client, [['detach-client', '-s', `=${this.name}`]]);
+    } catch { /* none attached, or gone */ }
+  }
+
+  /**
+   * Looks at the pane now instead of at the next poll (an exit found is reported as the
+   * poller would). True when the agent has exited or its session is gone.
+   */
+  pollExit(): boolean {
+    if (this.exitInfo || this.released) return this.exited;
+    let pane: PaneState | undefined;
+    try {
+      pane = panesOf(this.client, this.name)?.find((p) => p.paneId === this.paneId && p.pid === this.pid);
+    } catch {
+      return false; // tmux failing: not known to have exited
+    }
+    this.observe(pane);
+    return this.exited || !pane || pane.dead;
+  }
+
   /** Stops watching and listening; the session and its agent go on. */
   detach(): void {
     if (this.released) return;

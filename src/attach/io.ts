@@ -1,0 +1,48 @@
+/** The keyboard side of the user's terminal: `process.stdin`, or a stand-in in tests. */
+export interface AttachInput {
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  readonly isTTY?: boolean;
+  readonly isRaw?: boolean;
+  setRawMode?(raw: boolean): unknown;
+  readonly readableFlowing?: boolean | null;
+  resume?(): unknown;
+  pause?(): unknown;
+  /** Its file descriptor: the tmux client reads the terminal itself. */
+  readonly fd?: number;
+}
+
+/** The screen side: `process.stdout`, or a stand-in in tests. */
+export interface AttachOutput {
+  write(data: string): unknown;
+  readonly columns?: number;
+  readonly rows?: number;
+  on(event: 'resize', listener: () => void): unknown;
+  off(event: 'resize', listener: () => void): unknown;
+  readonly fd?: number;
+}
+
+/** How an attach ended: the detach key (the agent runs on), or the agent's exit. */
+export type AttachResult = 'detached' | 'exited';
+
+export interface AttachIo {
+  input: AttachInput;
+  output: AttachOutput;
+}
+
+/**
+ * Puts the input in (or out of) raw mode for the attach and returns what puts it back:
+ * the raw mode it had, and paused unless it was flowing. Paused matters: a paused
+ * `process.stdin` stops reading the terminal (Node's own `pause` handler), so nothing is
+ * read ahead of the next owner (Ink, or the tmux client reading the same terminal).
+ */
+export function borrowInput(input: AttachInput, raw: boolean): () => void {
+  const wasRaw = input.isRaw ?? false;
+  const wasFlowing = input.readableFlowing === true;
+  if (input.isTTY) input.setRawMode?.(raw);
+  return () => {
+    if (input.isTTY && (input.isRaw ?? false) !== wasRaw) input.setRawMode?.(wasRaw);
+    if (wasFlowing) input.resume?.();
+    else input.pause?.();
+  };
+}
