@@ -1,6 +1,7 @@
 import { useEffect, useReducer, type ReactElement } from 'react';
 import { Box, Text, useInput } from 'ink';
 import { commandForKey, type CommandId } from '../src/keymap.js';
+import { printable } from '../src/format/event.js';
 import { breakpointFor, columnsFor } from '../src/deck/layout.js';
 import { Table } from './Table.js';
 import { Footer } from './Footer.js';
@@ -44,7 +45,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
 
   useEffect(() => onState?.(ui), [ui, onState]);
 
-  const say = (text: string, tone: 'info' | 'error' = 'info'): void => dispatch({ type: 'message', message: { text, tone } });
+  // Every message goes through printable: it may carry a folder name or a refusal quoting one.
+  const say = (text: string, tone: 'info' | 'error' = 'info'): void => dispatch({ type: 'message', message: { text: printable(text), tone } });
+  const nameOf = (key: string): string => printable(allRows.find((r) => r.key === key)?.name ?? key);
 
   const run = (id: CommandId): void => {
     switch (id) {
@@ -112,10 +115,10 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   let main: ReactElement;
   switch (overlay.kind) {
     case 'start': {
-      const target = allRows.find((r) => r.key === overlay.key);
+      const name = nameOf(overlay.key);
       main = (
         <StartDialog
-          name={target?.name ?? overlay.key}
+          name={name}
           defaults={model.settings}
           suggestion={model.suggestion(overlay.key)}
           onCancel={() => dispatch({ type: 'close' })}
@@ -123,7 +126,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
             const r = model.start(overlay.key, limits);
             if (r.ok) {
               dispatch({ type: 'close' });
-              say(`started ${target?.name ?? ''}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min`);
+              say(`started ${name}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min`);
             }
             return r;
           }}
@@ -132,11 +135,11 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       break;
     }
     case 'confirm': {
-      const target = allRows.find((r) => r.key === overlay.key);
+      const name = nameOf(overlay.key);
       const force = overlay.action === 'forceStop';
       main = (
         <ConfirmDialog
-          title={`${force ? 'Force stop' : 'Stop'} ${target?.name ?? overlay.key}?`}
+          title={`${force ? 'Force stop' : 'Stop'} ${name}?`}
           lines={force
             ? ['The agent is killed now, in the middle of its step.']
             : ['The agent finishes its current step, then stops (a stop file is written).']}
@@ -145,7 +148,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
           onYes={() => {
             const r = model.stop(overlay.key, force);
             dispatch({ type: 'close' });
-            say(r.ok ? `${force ? 'killing' : 'stopping'} ${target?.name ?? ''}` : `not stopped: ${r.message}`, r.ok ? 'info' : 'error');
+            say(r.ok ? `${force ? 'killing' : 'stopping'} ${name}` : `not stopped: ${r.message}`, r.ok ? 'info' : 'error');
           }}
         />
       );
@@ -181,7 +184,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   return (
     <Box flexDirection="column" width={width}>
       <Box>
-        <Text bold color={theme.accent} wrap="truncate-end">{`${title}  ${running} running · ${allRows.length} modules${ui.filter ? ` · filter "${ui.filter}"` : ''}`}</Text>
+        <Text bold color={theme.accent} wrap="truncate-end">{`${title}  ${running} running · ${allRows.length} modules${ui.filter ? ` · filter "${printable(ui.filter)}"` : ''}`}</Text>
       </Box>
       <Box flexDirection="column" height={body} overflow="hidden">
         {main}

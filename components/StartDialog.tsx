@@ -5,6 +5,7 @@ import { START_FIELDS, START_FIELD_LABELS, nextField, validateStartForm, type St
 import type { Limits, LimitSuggestion } from '../src/history/suggest.js';
 import type { ActionResult } from '../src/deck/model.js';
 import { useTheme } from './theme.js';
+import { printable } from '../src/format/event.js';
 
 interface StartDialogProps {
   name: string;
@@ -82,7 +83,7 @@ export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: S
         </Box>
       ))}
       <Text dimColor={theme.dim} wrap="truncate-end">{basis}</Text>
-      {failure ? <Text color={theme.error} wrap="truncate-end">{`✗ not started: ${failure}`}</Text> : null}
+      {failure ? <Text color={theme.error} wrap="truncate-end">{`✗ not started: ${printable(failure)}`}</Text> : null}
       <Text dimColor={theme.dim} wrap="truncate-end">Enter start  Tab next field  Esc cancel</Text>
     </Box>
   );

@@ -77,6 +77,20 @@ describe('the table at each width', () => {
     expect(f).toContain('! stalled');
   });
 
+  it('a hostile module name cannot drive the terminal: table, dialog and messages show it escaped', async () => {
+    const model = new FakeModel([moduleRow('evil\x1b[2J\x1b]0;t\x07')]);
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('evil\\x1b[2J'), 'the escaped name');
+    await app.type('s');
+    await app.waitForFrame((f) => f.includes('Start a loop on evil\\x1b[2J'), 'the dialog');
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started evil\\x1b'), 'the message');
+    for (const frame of app.stdout.frames) {
+      expect(frame).not.toContain('\x1b[2J');
+      expect(frame).not.toContain('\x1b]0;');
+    }
+  });
+
   it('marks loops of other autodeck processes, and one whose owner died', async () => {
     const model = new FakeModel([
       moduleRow('theirs', { here: false, ownerAlive: true, loop: loopRow('/ws/AiTasks/theirs') }),
