@@ -105,14 +105,25 @@ export async function runDashboard(ctx: CommandContext, opts: DashboardOptions =
       instance?.cleanup();
       instance = undefined;
       if (next.kind === 'quit') break;
-      const session = model.session(next.key);
-      if (!session) {
+      const taken = model.takeSession(next.key);
+      if (!taken) {
         ui = { ...ui, message: { text: 'that agent is no longer running here', tone: 'error' } };
         continue;
       }
-      const how = await attach(session, { input: stdin, output: stdout }, { detachByte });
-      stdout.write('\x1b[2J\x1b[H');
-      ui = { ...ui, overlay: { kind: 'none' }, message: { text: how === 'exited' ? 'the agent exited while attached' : `detached from ${session.name}`, tone: 'info' } };
+      let text: string;
+      let tone: 'info' | 'error' = 'info';
+      try {
+        const how = await attach(taken.session, { input: stdin, output: stdout }, { detachByte });
+        text = how === 'exited' ? 'the agent exited while attached' : `detached from ${taken.session.name}`;
+      } catch (err) {
+        text = `attach failed: ${printable((err as Error).message.split('\n')[0]!)}`;
+        tone = 'error';
+      } finally {
+        taken.release();
+      }
+      // Attach ends on the main screen (the agent drew there); the dashboard lives on the other.
+      stdout.write(ENTER_ALT_SCREEN);
+      ui = { ...ui, overlay: { kind: 'none' }, message: { text, tone } };
     }
   } finally {
     // Each step on its own: one failing must not keep the loops from being left properly.

@@ -46,6 +46,11 @@ export interface DashboardModel {
   summary(key: string, maxLines: number): string[];
   /** The session to attach to, when this process runs the loop. */
   session(key: string): Session | undefined;
+  /**
+   * Takes the agent's session for attach mode: its heartbeat rests until `release`, so
+   * no recovery types into a screen a person is using. Undefined when it does not run here.
+   */
+  takeSession(key: string): { session: Session; release: () => void } | undefined;
   /** How many loops this process runs, by backend (for the quit dialog). */
   runningHere(): { pty: number; tmux: number };
 }
@@ -141,6 +146,14 @@ export class LiveModel implements DashboardModel {
   session(key: string): Session | undefined {
     const s = this.supervisor.active().find((l) => l.taskDir === key)?.session;
     return s && !s.exited ? s : undefined;
+  }
+
+  takeSession(key: string): { session: Session; release: () => void } | undefined {
+    const loop = this.supervisor.active().find((l) => l.taskDir === key);
+    const session = loop?.session;
+    if (!loop || !session || session.exited) return undefined;
+    loop.setAttached(true);
+    return { session, release: () => loop.setAttached(false) };
   }
 
   screen(key: string): ScreenSource | undefined {

@@ -84,6 +84,8 @@ export class Loop {
   private readonly pending = new Set<keyof LoopRow>();
   /** When the current agent session was started or re-attached. */
   private sessionSince = 0;
+  /** A person has the agent's terminal (attach mode). */
+  private attachedNow = false;
 
   private readonly watchdog: Watchdog;
 
@@ -241,10 +243,22 @@ export class Loop {
     if (currentIdentity(this.file(STOP_FILE)) !== this.lastStopIdentity) this.checkStopFile();
   }
 
+  /**
+   * A person attached to the agent (or left it). Meanwhile the heartbeat rests: a prompt
+   * the person is reading must not be answered under their fingers, and their typing is
+   * no stall. The loop's own limits (iterations, timeout) still hold. The stall count
+   * starts again from nothing afterwards.
+   */
+  setAttached(on: boolean): void {
+    if (this.attachedNow === on) return;
+    this.attachedNow = on;
+    if (!on && !this.over) this.patchLater({ stallCount: 0, lastCaptureHash: '' });
+  }
+
   /** Heartbeat: stall detection while the loop runs; after it, ending an idle agent. */
   private beat(): void {
     const session = this.session;
-    if (this.over || !session || session.exited) return;
+    if (this.over || !session || session.exited || this.attachedNow) return;
     if (!this.stopping) {
       this.watchdog.beat();
       return;

@@ -112,6 +112,9 @@ export class FakeModel implements DashboardModel {
   session(): undefined {
     return undefined;
   }
+  takeSession(): undefined {
+    return undefined;
+  }
   runningHere(): { pty: number; tmux: number } {
     return this.here;
   }

@@ -83,4 +83,20 @@ describe('the live model', () => {
     expect(again).toMatchObject({ maxIterations: 9, timeoutMinutes: 7 });
     expect(again.status).not.toBe('failed');
   });
+
+  it('rests the heartbeat while a person is attached: no recovery under their fingers, and it resumes after', async () => {
+    const m = setup({ stallThreshold: '2' });
+    const dir = ws!.module('asks', { scenario: { stepSeconds: 0.05, prompt: { atIteration: 1, text: 'Overwrite the config? (y/n)' } } });
+    expect(m.start(dir, {})).toEqual({ ok: true });
+    const screen = m.screen(dir)!;
+    await waitFor(() => screen.getSnapshot().some((l) => l.includes('Overwrite the config?')), 'the prompt');
+    const taken = m.takeSession(dir)!;
+    expect(taken.session).toBe(m.session(dir));
+    // Many beats at 0.5 s: unattended, the threshold of 2 would have answered by now.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(m.events(100, dir).map((e) => e.kind)).not.toContain('recovery');
+    expect(m.getSnapshot().rows.find((r) => r.key === dir)!.loop!.stallCount).toBe(0);
+    taken.release();
+    await waitFor(() => m.events(100, dir).some((e) => e.kind === 'recovery'), 'the recovery after detach', 20_000);
+  });
 });

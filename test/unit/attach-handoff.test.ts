@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { ptyAttach, type ReplayableSession } from '../../src/attach/ptyAttach.js';
+import { RESET_TERMINAL_MODES } from '../../src/attach/modes.js';
+import type { SessionExit } from '../../src/sessions/session.js';
+
+// The hand-off from snapshot to live bytes, with a session whose parse point the test
+// controls: output that arrives between the subscription and the snapshot must land
+// after the snapshot, once, in order. (The real PTY rarely hits that window.)
+
+class FakeSession implements ReplayableSession {
+  readonly backend = 'pty' as const;
+  readonly name = 'fake';
+  readonly pid = 1;
+  exited = false;
+  cols = 120;
+  rows = 40;
+  readonly written: string[] = [];
+  readonly sizes: [number, number][] = [];
+  readonly outputListeners = new Set<(d: string) => void>();
+  readonly exitListeners: ((e: SessionExit) => void)[] = [];
+  readonly parsedCallbacks: (() => void)[] = [];
+  write(d: string): void {
+    this.written.push(d);
+  }
+  resize(cols: number, rows: number): void {
+    this.cols = cols;
+    this.rows = rows;
+    this.sizes.push([cols, rows]);
+  }
+  screen(): string[] {
+    return [];
+  }
+  onExit(l: (e: SessionExit) => void): void {
+    this.exitListeners.push(l);
+  }
+  onOutput(l: (d: string) => void): () => void {
+    this.outputListeners.add(l);
+    return () => this.outputListeners.delete(l);
+  }
+  kill(): void {}
+  dispose(): void {}
+  serialize(): string {
+    return `<state ${this.cols}x${this.rows}>`;
+  }
+  whenParsed(fn: () => void): void {
+    this.parsedCallbacks.push(fn);
+  }
+  emit(d: string): void {
+    for (const l of this.outputListeners) l(d);
+  }
+}
+
+class FakeOutput extends EventEmitter {
+  readonly chunks: string[] = [];
+  constructor(public columns: number, public rows: number) {
+    super();
+  }
+  write(d: string): boolean {
+    this.chunks.push(d);
+    return true;
+  }
+}
+
+describe('ptyAttach hand-off', () => {
+  it('holds output until the snapshot is drawn, then passes it through, until detached', async () => {
+    const s = new FakeSession();
+    const input = new PassThrough();
+    const output = new FakeOutput(100, 30);
+    const attached = ptyAttach(s, { input, output }, '\x11');
+
+    s.emit('early-1;');
+    s.emit('early-2;');
+    expect(output.chunks).toEqual([]);
+    expect(s.parsedCallbacks).toHaveLength(1);
+    s.parsedCallbacks[0]!(); // everything before the subscription is parsed now
+    expect(output.chunks).toEqual([`${RESET_TERMINAL_MODES}<state 100x30>early-1;early-2;`]);
+
+    s.emit('live;');
+    expect(output.chunks.at(-1)).toBe('live;');
+
+    input.write('x\x11y');
+    expect(await attached).toBe('detached');
+    expect(s.written).toEqual(['x']);
+    expect(s.outputListeners.size).toBe(0);
+    expect(output.listenerCount('resize')).toBe(0);
+    expect(input.listenerCount('data')).toBe(0);
+    expect(output.chunks.at(-1)).toBe(RESET_TERMINAL_MODES);
+    expect(s.sizes).toEqual([[100, 30], [120, 40]]);
+  });
+
+  it('draws nothing when the agent exits before the snapshot', async () => {
+    const s = new FakeSession();
+    const output = new FakeOutput(100, 30);
+    const attached = ptyAttach(s, { input: new PassThrough(), output }, '\x11');
+    s.exited = true;
+    for (const l of s.exitListeners) l({ exitCode: 0 });
+    expect(await attached).toBe('exited');
+    s.parsedCallbacks[0]!();
+    expect(output.chunks).toEqual([RESET_TERMINAL_MODES]);
+    expect(s.sizes).toEqual([[120, 40]]);
+  });
+});
