@@ -13,6 +13,7 @@ import type { Outcome, RunRow } from '../store/runs.js';
 import type { AgentProfile } from '../config/schema.js';
 import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
+import { classifyScreen } from '../agents/classify.js';
 import type { BeatLimits } from './heartbeat.js';
 import { Watchdog } from './watchdog.js';
 import { activeMs, applySignal, endOutcome, limitReached, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
@@ -263,13 +264,17 @@ export class Loop {
       this.watchdog.beat();
       return;
     }
-    const hash = createHash('sha1').update(session.screen().join('\n')).digest('hex');
+    const lines = session.screen();
+    const hash = createHash('sha1').update(lines.join('\n')).digest('hex');
     const stallCount = hash === this.row.lastCaptureHash ? this.row.stallCount + 1 : 0;
     if (stallCount !== this.row.stallCount || hash !== this.row.lastCaptureHash) {
       this.patchLater({ lastCaptureHash: hash, stallCount });
     }
-    // An unchanged screen after the loop is over: an interactive agent waiting at its prompt.
-    if (stallCount >= 1) this.endIdleAgent(session);
+    // An unchanged screen once the loop is over is an interactive agent waiting at its
+    // prompt: over by the agent's own `(stop)`, or at its prompt after a stop file. A quiet
+    // agent still in its step is not idle: it finishes the step (the grace time bounds it).
+    const done = this.stopSignal !== undefined || classifyScreen(this.spec.profile, lines).kind === 'idle';
+    if (stallCount >= 1 && done) this.endIdleAgent(session);
   }
 
   /** Asks an idle agent to leave, then terminates it if it does not (SPEC 5.2). */

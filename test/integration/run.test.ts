@@ -88,6 +88,18 @@ describe('autodeck run', () => {
     expect((await runCli(ws, ['stop', dir, '--db', ws.db])).code).toBe(1);
   });
 
+  it('a stop lets a quiet agent finish its step even with a fast heartbeat (it is not idle)', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('quiet', { scenario: { stepSeconds: 3, steps: 100 } });
+    const loop = startCli(ws, ['run', dir, ...runFlags(ws, ['--max-iterations', '1000', '--heartbeat', '0.3'])]);
+    await waitFor(() => agentRow(dir), 'the agent');
+    expect((await runCli(ws, ['stop', dir, '--db', ws.db])).code).toBe(0);
+    expect(await loop.exited).toBe(1);
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'user_stop', forced: 0, iterations: 1 });
+    // the agent ended its step and left by itself: no exit command, no SIGTERM
+    expect(eventsOf(ws.db, dir, 'agent_exit').map((e) => e.detail)).toEqual([expect.objectContaining({ exitCode: 0 })]);
+  });
+
   it('a force stop kills an agent that ignores the stop file at once', async () => {
     ws = makeWorkspace();
     const dir = ws.module('stubborn', { scenario: { stepSeconds: 0.3, steps: 100, ignoreStop: true, ignoreSigterm: true } });
