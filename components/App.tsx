@@ -1,4 +1,4 @@
-import { useEffect, useReducer, type ReactElement } from 'react';
+import { useEffect, useReducer, useRef, type ReactElement } from 'react';
 import { Box, Text, useInput } from 'ink';
 import { commandForKey, type CommandId } from '../src/keymap.js';
 import { printable } from '../src/format/event.js';
@@ -14,7 +14,8 @@ import { FilterBar } from './FilterBar.js';
 import { useModel, useDeck } from './hooks/useModel.js';
 import { useNow } from './hooks/useNow.js';
 import { useWindowSize } from './hooks/useWindowSize.js';
-import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type UiState } from './state.js';
+import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type Overlay, type UiState } from './state.js';
+import type { DeckRow } from '../src/deck/deck.js';
 import { quitLines } from './quit.js';
 import { useTheme } from './theme.js';
 
@@ -46,23 +47,37 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   useEffect(() => onState?.(ui), [ui, onState]);
 
   // Every message goes through printable: it may carry a folder name or a refusal quoting one.
+  // Keys can come faster than renders (a paste, key repeat over ssh): the key handler
+  // reads the selection and the open overlay from here, kept current as each key acts,
+  // not from the closure of the last render.
+  const live = useRef({ selectedKey: ui.selectedKey, overlay: overlay.kind as string });
+  live.current = { selectedKey: ui.selectedKey, overlay: overlay.kind };
+  const currentRow = (): DeckRow | undefined => rows[selectedIndex(rows, live.current.selectedKey)];
+  const open = (next: Overlay): void => {
+    live.current.overlay = next.kind;
+    dispatch({ type: 'open', overlay: next });
+  };
+
   const say = (text: string, tone: 'info' | 'error' = 'info'): void => dispatch({ type: 'message', message: { text: printable(text), tone } });
   const nameOf = (key: string): string => printable(allRows.find((r) => r.key === key)?.name ?? key);
 
-  const run = (id: CommandId): void => {
+  const run = (id: CommandId, row: DeckRow | undefined): void => {
     switch (id) {
       case 'up':
       case 'down': {
-        const next = rows[Math.min(rows.length - 1, Math.max(0, index + (id === 'up' ? -1 : 1)))];
-        if (next) dispatch({ type: 'select', key: next.key });
+        const at = selectedIndex(rows, live.current.selectedKey);
+        const next = rows[Math.min(rows.length - 1, Math.max(0, at + (id === 'up' ? -1 : 1)))];
+        if (!next) return;
+        live.current.selectedKey = next.key;
+        dispatch({ type: 'select', key: next.key });
         return;
       }
       case 'start':
-        dispatch({ type: 'open', overlay: { kind: 'start', key: row!.key } });
+        open({ kind: 'start', key: row!.key });
         return;
       case 'stop':
       case 'forceStop':
-        dispatch({ type: 'open', overlay: { kind: 'confirm', action: id, key: row!.key } });
+        open({ kind: 'confirm', action: id, key: row!.key });
         return;
       case 'restart': {
         const r = model.restart(row!.key);
@@ -75,7 +90,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       case 'log':
       case 'help':
       case 'filter':
-        dispatch({ type: 'open', overlay: { kind: id } });
+        open({ kind: id });
         return;
       case 'detail':
         dispatch({ type: 'toggleDetail', shownNow: detailShown });
@@ -83,13 +98,14 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       case 'quit': {
         const here = model.runningHere();
         if (here.pty + here.tmux === 0) onQuit();
-        else dispatch({ type: 'open', overlay: { kind: 'quit' } });
+        else open({ kind: 'quit' });
         return;
       }
     }
   };
 
   useInput((input, key) => {
+    if (live.current.overlay !== 'none') return; // opened by a key this render has not seen yet
     const name = keyName(input, key);
     if (name === 'escape') {
       if (ui.filter) dispatch({ type: 'filter', text: '' });
@@ -98,10 +114,11 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
     }
     const command = commandForKey(name);
     if (!command) return;
+    const row = currentRow();
     const why = command.disabled?.({ row });
     if (why) return say(`${command.label}: ${why}`, 'error');
     if (ui.message) dispatch({ type: 'message', message: undefined });
-    run(command.id);
+    run(command.id, row);
   }, { isActive: overlay.kind === 'none' });
 
   // Lines: title 1, message 1, footer 1; the rest is the table and the detail pane. One

@@ -4,6 +4,7 @@ import { ModelContext } from './hooks/useModel.js';
 import { ThemeContext, colorWanted, themeFor } from './theme.js';
 import { INITIAL_UI, type UiState } from './state.js';
 import { LiveModel } from '../src/deck/model.js';
+import { KeyInput } from '../src/deck/keyInput.js';
 import { Store } from '../src/store/index.js';
 import { Supervisor, type StartOptions } from '../src/supervisor/supervisor.js';
 import { tmuxAvailable } from '../src/sessions/tmux.js';
@@ -62,6 +63,8 @@ export async function runDashboard(ctx: CommandContext, opts: DashboardOptions =
     const theme = themeFor(colorWanted(process.env));
     let ui: UiState = problems.length > 0 ? { ...INITIAL_UI, message: { text: problems[0]!, tone: 'error' } } : INITIAL_UI;
     const detachByte = controlKeyByte(settings.detachKey);
+    // Ink reads keys through this: one key per read (see KeyInput), and nothing read while Ink is away.
+    const keys = new KeyInput(stdin);
     stdout.write(ENTER_ALT_SCREEN);
     cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
 
@@ -94,7 +97,7 @@ export async function runDashboard(ctx: CommandContext, opts: DashboardOptions =
               />
             </ModelContext.Provider>
           </ThemeContext.Provider>,
-          { stdin, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 30 },
+          { stdin: keys as unknown as NodeJS.ReadStream, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 30 },
         );
         instance.waitUntilExit().catch((err: unknown) => {
           problems.push(String(err));

@@ -21,8 +21,13 @@ export interface AttachOptions {
  * in its previous raw mode and paused unless it was flowing. An agent that has already
  * exited resolves 'exited' at once, the terminal untouched.
  */
-export function attach(session: Session, io: AttachIo, opts: AttachOptions): Promise<AttachResult> {
-  if (session instanceof TmuxSession) return tmuxAttach(session, io, opts.detachByte);
-  if (session instanceof PtySession) return ptyAttach(session, io, opts.detachByte);
-  return Promise.reject(new Error(`cannot attach to a ${session.backend} session of this kind`));
+export async function attach(session: Session, io: AttachIo, opts: AttachOptions): Promise<AttachResult> {
+  let result: AttachResult;
+  if (session instanceof TmuxSession) result = await tmuxAttach(session, io, opts.detachByte);
+  else if (session instanceof PtySession) result = await ptyAttach(session, io, opts.detachByte);
+  else throw new Error(`cannot attach to a ${session.backend} session of this kind`);
+  // process.stdin stops reading one tick after pause() (Node's own 'pause' handler): let
+  // that happen now, or it stops the reads of the next owner (Ink) that start meanwhile.
+  await new Promise((resolve) => setImmediate(resolve));
+  return result;
 }

@@ -157,6 +157,17 @@ describe('the start dialog', () => {
     expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 12, timeoutMinutes: 45 } }]);
   });
 
+  it('takes keys that arrive together (key repeat, ssh): two Backspaces in one read erase two digits', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type('jj', 'k', 's');
+    await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog on the second row');
+    await app.type(KEYS.backspace + KEYS.backspace + '3', KEYS.tab + KEYS.backspace + '5', KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache'), 'the start');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 3, timeoutMinutes: 35 } }]);
+  });
+
   it('is refused where a loop runs, with the reason', async () => {
     app = renderApp({ model: threeModules(), columns: 100 });
     await app.waitForFrame((f) => f.includes('add-login'), 'the table');

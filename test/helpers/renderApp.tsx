@@ -4,6 +4,7 @@ import { App, type AppProps } from '../../components/App.js';
 import { ModelContext } from '../../components/hooks/useModel.js';
 import { ThemeContext, themeFor } from '../../components/theme.js';
 import type { DashboardModel } from '../../src/deck/model.js';
+import { KeyInput } from '../../src/deck/keyInput.js';
 import { waitFor } from './wait.js';
 
 // STYLE 12: one render helper with a width (ink-testing-library's stdout is fixed at 100
@@ -32,6 +33,10 @@ export class FakeStdout extends EventEmitter {
 export class FakeStdin extends EventEmitter {
   isTTY = true;
   private queue: string[] = [];
+  // what the KeyInput reads through
+  off(event: string, listener: (...args: unknown[]) => void): this {
+    return this.removeListener(event, listener);
+  }
   write(data: string): void {
     this.queue.push(data);
     this.emit('readable');
@@ -71,7 +76,7 @@ export function renderApp(opts: { model: DashboardModel; columns: number; rows?:
         <App onAttach={() => {}} onQuit={() => {}} {...props} />
       </ModelContext.Provider>
     </ThemeContext.Provider>,
-    { stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, debug: true, exitOnCtrlC: false, patchConsole: false },
+    { stdout: stdout as unknown as NodeJS.WriteStream, stdin: new KeyInput(stdin) as unknown as NodeJS.ReadStream, debug: true, exitOnCtrlC: false, patchConsole: false },
   );
   const frame = (): string => stdout.lastFrame();
   return {

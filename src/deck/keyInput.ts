@@ -1,0 +1,155 @@
+import { EventEmitter } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
+
+const ESC = '\x1b';
+/**
+ * Between two keys of one read. A field shown by one key listens for keys only once
+ * React has run its effects, after the render; 1 ms was not always enough in tests, 10 ms
+ * was. A 100-character paste takes a second, fine for module filters and numbers.
+ */
+const KEY_GAP_MS = 10;
+
+/** Where the escape sequence starting at `i` ends (exclusive): CSI, SS3, or ESC + one key (Alt). */
+function escapeEnd(text: string, i: number): number {
+  const kind = text[i + 1];
+  if (kind === undefined) return i + 1; // a lone Esc
+  if (kind === '[') {
+    let j = i + 2;
+    if (text[j] === '[') j++; // the Linux console's ESC [ [ A
+    while (j < text.length && /[\x20-\x3f]/.test(text[j]!)) j++;
+    return Math.min(text.length, j + 1);
+  }
+  if (kind === 'O') return Math.min(text.length, i + 3);
+  if (kind === ESC) return escapeEnd(text, i + 1); // Alt + an escape sequence
+  return i + 1 + (text.codePointAt(i + 1)! > 0xffff ? 2 : 1);
+}
+
+/**
+ * A read from the terminal cut into keys: each escape sequence whole, every other code
+ * point on its own. So a run of keys in one read (`jjj` from key repeat, two Backspaces
+ * over ssh, a paste) arrives as that many key presses, instead of one unknown "input"
+ * that a text field would insert raw.
+ */
+export function splitKeys(text: string): string[] {
+  const keys: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === ESC) {
+      const end = escapeEnd(text, i);
+      keys.push(text.slice(i, end));
+      i = end;
+    } else {
+      const cp = text.codePointAt(i)!;
+      const len = cp > 0xffff ? 2 : 1;
+      keys.push(text.slice(i, i + len));
+      i += len;
+    }
+  }
+  return keys;
+}
+
+/** The part of a terminal's input stream Ink uses. */
+export interface InkInput {
+  readonly isTTY?: boolean;
+  readonly isRaw?: boolean;
+  setRawMode?(mode: boolean): unknown;
+  read(): string | Buffer | null;
+  on(event: 'readable', listener: () => void): unknown;
+  off(event: 'readable', listener: () => void): unknown;
+  ref?(): unknown;
+  unref?(): unknown;
+  pause?(): unknown;
+  resume?(): unknown;
+}
+
+/**
+ * The terminal's input as Ink reads it ('readable', then read() until null): one key per
+ * turn of the event loop, so the screen has taken each key (a moved selection, a dialog
+ * opened) before the next one is read. It listens to the real stream only while Ink
+ * does, so once Ink is unmounted the real stream is free to be handed to an attached agent.
+ */
+export class KeyInput extends EventEmitter {
+  private queue: string[] = [];
+  private decoder = new StringDecoder('utf8');
+  private listening = false;
+  /** A key was handed out this round; the next waits for the next round. */
+  private handedOut = false;
+
+  constructor(private readonly real: InkInput) {
+    super();
+    this.on('newListener', (event) => {
+      if (event === 'readable' && !this.listening) {
+        this.listening = true;
+        real.on('readable', this.onReadable);
+      }
+    });
+    this.on('removeListener', (event) => {
+      if (event === 'readable' && this.listenerCount('readable') === 0 && this.listening) {
+        this.listening = false;
+        real.off('readable', this.onReadable);
+        this.queue = [];
+        this.decoder = new StringDecoder('utf8');
+      }
+    });
+  }
+
+  get isTTY(): boolean {
+    return this.real.isTTY === true;
+  }
+
+  get isRaw(): boolean {
+    return this.real.isRaw === true;
+  }
+
+  setRawMode(mode: boolean): this {
+    this.real.setRawMode?.(mode);
+    return this;
+  }
+
+  /** Ink asks for UTF-8; the decoding is done here, across reads. */
+  setEncoding(): this {
+    return this;
+  }
+
+  ref(): this {
+    this.real.ref?.();
+    return this;
+  }
+
+  unref(): this {
+    this.real.unref?.();
+    return this;
+  }
+
+  pause(): this {
+    this.real.pause?.();
+    return this;
+  }
+
+  resume(): this {
+    this.real.resume?.();
+    return this;
+  }
+
+  read(): string | null {
+    if (this.handedOut) return null;
+    const key = this.queue.shift();
+    if (key === undefined) return null;
+    this.handedOut = true;
+    // A timer, not setImmediate: React renders and then re-binds the key handlers after
+    // this key; the next key must come after that.
+    setTimeout(() => {
+      this.handedOut = false;
+      if (this.queue.length > 0 && this.listening) this.emit('readable');
+    }, KEY_GAP_MS);
+    return key;
+  }
+
+  private readonly onReadable = (): void => {
+    let chunk: string | Buffer | null;
+    while ((chunk = this.real.read()) !== null) {
+      this.queue.push(...splitKeys(typeof chunk === 'string' ? chunk : this.decoder.write(chunk)));
+    }
+    if (this.queue.length > 0 && !this.handedOut) this.emit('readable');
+  };
+}

@@ -1,0 +1,52 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { KeyInput, splitKeys } from '../../src/deck/keyInput.js';
+
+class FakeTty extends EventEmitter {
+  isTTY = true;
+  isRaw = false;
+  chunks: (Buffer | string)[] = [];
+  setRawMode(m: boolean) {
+    this.isRaw = m;
+  }
+  read() {
+    return this.chunks.shift() ?? null;
+  }
+  push(chunk: Buffer | string) {
+    this.chunks.push(chunk);
+    this.emit('readable');
+  }
+}
+
+describe('key input for Ink', () => {
+  it('splits a read into keys: code points, astral ones whole, and escape sequences whole', () => {
+    expect(splitKeys('jj\x7f\x7f3😀')).toEqual(['j', 'j', '\x7f', '\x7f', '3', '😀']);
+    expect(splitKeys('\x1b[A\x1b[B\x1b[Zk\x1bOP\x1b[1;5A\x1b[[A')).toEqual(['\x1b[A', '\x1b[B', '\x1b[Z', 'k', '\x1bOP', '\x1b[1;5A', '\x1b[[A']);
+    expect(splitKeys('\x1bx\x1b\x1b[A\x1b')).toEqual(['\x1bx', '\x1b\x1b[A', '\x1b']);
+    expect(splitKeys('\x1b[')).toEqual(['\x1b[']); // cut short: Ink's parser keeps it pending
+  });
+
+  it('gives one key per turn, decodes UTF-8 split across chunks, and listens to the terminal only while someone reads', async () => {
+    const tty = new FakeTty();
+    const keys = new KeyInput(tty);
+    expect(tty.listenerCount('readable')).toBe(0);
+    const got: string[] = [];
+    const reader = (): void => {
+      let k: string | null;
+      while ((k = keys.read()) !== null) got.push(k);
+    };
+    keys.on('readable', reader);
+    expect(tty.listenerCount('readable')).toBe(1);
+    const euro = Buffer.from('€');
+    tty.push(Buffer.concat([Buffer.from('ab'), euro.subarray(0, 1)]));
+    tty.push(euro.subarray(1));
+    tty.push('\x1b[A');
+    expect(got).toEqual(['a']);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(got).toEqual(['a', 'b', '€', '\x1b[A']);
+    keys.setRawMode(true);
+    expect(tty.isRaw).toBe(true);
+    keys.off('readable', reader);
+    expect(tty.listenerCount('readable')).toBe(0); // the terminal is free for an attached agent
+  });
+});
