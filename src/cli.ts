@@ -171,5 +171,10 @@ function exit(code: number): void {
 
 /** The bin's one call. */
 export function runCli(ui: CliUi = {}): void {
+  // A reader that went away (`autodeck log --json | head -2`) is no failure of ours.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   main(process.argv.slice(2), ui).then(exit, async (err: unknown) => exit(await report(err)));
 }

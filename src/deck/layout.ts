@@ -26,8 +26,8 @@ const TITLES: Record<ColumnId, string> = {
 // Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `2/10 of 10`.
 // At 40 columns the side pane keeps ten for the name; the rest is fixed.
 const BY_BREAKPOINT: Record<Breakpoint, [ColumnId, number?][]> = {
-  wide: [['name'], ['state', 12], ['iteration', 9], ['step'], ['elapsed', 13], ['stalls', 6], ['recoveries', 11], ['lastSignal', 7]],
-  normal: [['name'], ['state', 11], ['iteration', 7], ['step'], ['elapsed', 12], ['stalls', 5]],
+  wide: [['name'], ['state', 12], ['iteration', 9], ['step'], ['elapsed', 13], ['stalls', 8], ['recoveries', 11], ['lastSignal', 7]],
+  normal: [['name'], ['state', 11], ['iteration', 7], ['step'], ['elapsed', 12], ['stalls', 7]],
   side: [['name'], ['state', 11], ['iteration', 7], ['elapsed', 10]],
 };
 

@@ -6,6 +6,9 @@ import { eventsOf, loopRow, runsOf } from '../helpers/db.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/wait.js';
+import { spawn } from 'node:child_process';
+import { Store } from '../../src/store/index.js';
+import { BIN } from '../helpers/cli.js';
 
 let ws: Workspace;
 afterEach(() => ws?.cleanup());
@@ -21,6 +24,22 @@ describe('the command line', () => {
     const r = await runCli(ws, []);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/needs a terminal.*autodeck run.*autodeck status/);
+  });
+
+  it('a reader that goes away early (log --json | head -1) is no failure: exit 0, no stack trace', async () => {
+    ws = makeWorkspace();
+    const store = Store.open(ws.db);
+    store.tx(() => {
+      for (let i = 0; i < 3000; i++) store.events.insert({ at: new Date().toISOString(), session: 's', taskDir: '/x', kind: 'signal', detail: { iteration: i, pad: 'x'.repeat(200) } });
+    });
+    store.close();
+    const child = spawn(process.execPath, [BIN, 'log', '--json', '--last', '3000', '--db', ws.db], { env: ws.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('refuses an unknown command with exit 2', async () => {
