@@ -1,4 +1,11 @@
 #!/usr/bin/env node
 import { runCli } from '../dist/src/cli.js';
 
-runCli({ loadDashboard: async () => (await import('../dist/components/dashboard.js')).runDashboard });
+// The dashboard is one bundled file (React in production mode); when it is likely wanted,
+// loading it starts now, alongside the CLI's own start-up.
+const BUNDLE = '../dist/dashboard.bundle.js';
+const first = process.argv[2];
+const early = process.stdout.isTTY && process.stdin.isTTY && (first === undefined || first === 'demo' || first.startsWith('-')) ? import(BUNDLE) : undefined;
+early?.catch(() => {}); // reported when awaited
+
+runCli({ loadDashboard: async () => (await (early ?? import(BUNDLE))).runDashboard });

@@ -40,7 +40,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   const rows = filterRows(allRows, ui.filter);
   const index = selectedIndex(rows, ui.selectedKey);
   const row = index >= 0 ? rows[index] : undefined;
-  const now = useNow(1000);
+  // Elapsed times tick each second while a loop runs; otherwise only "ended 3m ago" moves.
+  const ticking = allRows.some((r) => r.loop && r.loop.status !== 'failed' && r.loop.status !== 'suspended');
+  const now = useNow(ticking ? 1000 : 30_000);
   const breakpoint = breakpointFor(width);
   const overlay = ui.overlay;
 
@@ -192,7 +194,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
             limits={model.settings}
             emptyText={ui.filter ? `no module matches "${ui.filter}"` : 'no task modules under the roots'}
           />
-          {detailHeight > 0 && row ? <DetailPane row={row} height={detailHeight} /> : null}
+          {detailHeight > 0 && row ? <DetailPane row={row} height={detailHeight} width={width} /> : null}
         </Box>
       );
   }

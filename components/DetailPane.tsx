@@ -20,7 +20,7 @@ export function detailBudget(height: number): { screen: number; events: number; 
  * emulator, so no byte of the agent reaches the terminal), its last events, the head of
  * its `.summary.md`. Never taller than `height`.
  */
-export function DetailPane({ row, height }: { row: DeckRow; height: number }) {
+export function DetailPane({ row, height, width }: { row: DeckRow; height: number; width: number }) {
   const theme = useTheme();
   const model = useModel();
   const budget = detailBudget(height);
@@ -32,7 +32,7 @@ export function DetailPane({ row, height }: { row: DeckRow; height: number }) {
   const screenNote = row.here ? (tail.length === 0 ? '(no agent screen)' : undefined) : row.loop ? '(the agent runs in another autodeck; its screen is there)' : '(no loop)';
   return (
     <Box flexDirection="column" height={height} overflow="hidden">
-      <Text bold color={theme.accent} wrap="truncate-end">{`── ${printable(row.name)} ${'─'.repeat(200)}`}</Text>
+      <Text bold color={theme.accent} wrap="truncate-end">{`── ${printable(row.name)} ${'─'.repeat(Math.max(0, width - printable(row.name).length - 4))}`}</Text>
       {budget.screen > 0 && screenNote ? <Text dimColor={theme.dim} wrap="truncate-end">{screenNote}</Text> : null}
       {tail.map((l, i) => (
         <Text key={`s${i}`} wrap="truncate-end">{printable(l) || ' '}</Text>

@@ -97,7 +97,7 @@ export async function runDashboard(ctx: CommandContext, opts: DashboardOptions =
               />
             </ModelContext.Provider>
           </ThemeContext.Provider>,
-          { stdin: keys as unknown as NodeJS.ReadStream, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 30 },
+          { stdin: keys as unknown as NodeJS.ReadStream, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 10 },
         );
         instance.waitUntilExit().catch((err: unknown) => {
           problems.push(String(err));

@@ -148,9 +148,10 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
 }
 
 async function report(err: unknown): Promise<number> {
-  if (err instanceof CliError) {
+  // The dashboard is a separate bundle with its own copy of CliError: known by its name.
+  if (err instanceof CliError || (err instanceof Error && err.name === 'CliError' && typeof (err as CliError).code === 'number')) {
     process.stderr.write(`${err.message}\n`);
-    return err.code;
+    return (err as CliError).code;
   }
   const { isBusyError } = await import('./store/db.js');
   if (isBusyError(err)) {

@@ -57,6 +57,11 @@ export interface DashboardModel {
 
 /** Other processes write events too: the log is checked for new ones this often. */
 const EVENTS_POLL_MS = 1000;
+/**
+ * Changes reach the screen at most this often: twenty loops beating in the same tick
+ * make one render, not twenty. The first change after a quiet spell goes at once.
+ */
+export const CHANGE_COALESCE_MS = 50;
 
 function failure(err: unknown): ActionResult {
   if (err instanceof StartRefused) return { ok: false, message: err.message };
@@ -74,19 +79,54 @@ export class LiveModel implements DashboardModel {
   private readonly poller: NodeJS.Timeout;
   private readonly feeds = new Map<string, { session: Session; feed: ScreenFeed }>();
   private readonly onEvent = (): void => this.bumpEvents();
+  private readonly changes = new EventEmitter<{ change: [] }>();
+  private pending: NodeJS.Timeout | undefined;
+  private lastShownAt = 0;
+  private rowsChanged = false;
+  private eventsChanged = false;
 
   constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[]) {
     const s = supervisor.settings;
     this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend };
     this.deck = new Deck(supervisor, store, roots);
+    this.deck.on('change', this.onDeckChange);
     supervisor.on('event', this.onEvent);
     this.lastEventId = store.events.list(1).at(-1)?.id ?? 0;
     this.poller = setInterval(() => this.pollEvents(), EVENTS_POLL_MS);
     this.poller.unref();
   }
 
+  // Always the newest (a stable reference until the deck changes); only notifications are coalesced.
   getSnapshot = (): DeckSnapshot => this.deck.getSnapshot();
-  subscribe = (listener: () => void): (() => void) => this.deck.subscribe(listener);
+  subscribe = (listener: () => void): (() => void) => {
+    this.changes.on('change', listener);
+    return () => this.changes.off('change', listener);
+  };
+
+  /** The deck changed: pass it on now, or at the end of the current window. */
+  private readonly onDeckChange = (): void => this.notify('rows');
+
+  /**
+   * Rows and events change together (a signal is both): one window for both, and rows
+   * told first, so the render that goes out at once already shows the new row instead of
+   * leaving it to the screen's next frame.
+   */
+  private notify(what: 'rows' | 'events'): void {
+    if (what === 'rows') this.rowsChanged = true;
+    else this.eventsChanged = true;
+    if (this.pending) return;
+    const wait = Math.max(0, this.lastShownAt + CHANGE_COALESCE_MS - Date.now());
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.lastShownAt = Date.now();
+      const rows = this.rowsChanged;
+      const events = this.eventsChanged;
+      this.rowsChanged = this.eventsChanged = false;
+      if (rows) this.changes.emit('change');
+      if (events) this.events$.emit('change');
+    }, wait);
+  }
+
   getEventsVersion = (): number => this.eventsVersion;
   subscribeEvents = (listener: () => void): (() => void) => {
     this.events$.on('change', listener);
@@ -95,7 +135,7 @@ export class LiveModel implements DashboardModel {
 
   private bumpEvents(): void {
     this.eventsVersion++;
-    this.events$.emit('change');
+    this.notify('events');
   }
 
   private pollEvents(): void {
@@ -138,7 +178,7 @@ export class LiveModel implements DashboardModel {
   }
 
   restart(key: string): ActionResult {
-    const row = this.getSnapshot().rows.find((r) => r.key === key)?.loop;
+    const row = this.deck.getSnapshot().rows.find((r) => r.key === key)?.loop;
     if (!row || row.status !== 'failed') return { ok: false, message: 'only a failed loop restarts' };
     return this.start(key, { maxIterations: row.maxIterations, timeoutMinutes: row.timeoutMinutes });
   }
@@ -180,6 +220,8 @@ export class LiveModel implements DashboardModel {
 
   close(): void {
     clearInterval(this.poller);
+    if (this.pending) clearTimeout(this.pending);
+    this.deck.off('change', this.onDeckChange);
     this.supervisor.off('event', this.onEvent);
     for (const { feed } of this.feeds.values()) feed.close();
     this.feeds.clear();

@@ -34,7 +34,7 @@ export class FakeStdin extends EventEmitter {
   isTTY = true;
   private queue: string[] = [];
   // what the KeyInput reads through
-  off(event: string, listener: (...args: unknown[]) => void): this {
+  override off(event: string, listener: (...args: unknown[]) => void): this {
     return this.removeListener(event, listener);
   }
   write(data: string): void {
