@@ -9,10 +9,23 @@ const ESC = '\x1b';
  */
 const KEY_GAP_MS = 10;
 
-/** Where the escape sequence starting at `i` ends (exclusive): CSI, SS3, or ESC + one key (Alt). */
+/** ESC P (DCS), ESC ] (OSC), ESC X (SOS), ESC ^ (PM), ESC _ (APC): strings up to ST or BEL. */
+const STRING_INTRODUCERS = new Set(['P', ']', 'X', '^', '_']);
+
+/**
+ * Where the escape sequence starting at `i` ends (exclusive): CSI, SS3, a control string
+ * (to its terminator, or the end of the read), or ESC + one key (Alt).
+ */
 function escapeEnd(text: string, i: number): number {
   const kind = text[i + 1];
   if (kind === undefined) return i + 1; // a lone Esc
+  if (STRING_INTRODUCERS.has(kind)) {
+    for (let j = i + 2; j < text.length; j++) {
+      if (text[j] === '\x07') return j + 1;
+      if (text[j] === ESC && text[j + 1] === '\\') return j + 2;
+    }
+    return text.length;
+  }
   if (kind === '[') {
     let j = i + 2;
     if (text[j] === '[') j++; // the Linux console's ESC [ [ A
@@ -25,7 +38,16 @@ function escapeEnd(text: string, i: number): number {
 }
 
 /**
- * A read from the terminal cut into keys: each escape sequence whole, every other code
+ * What a terminal sends back on its own (to a query of an agent we attached to, say), never
+ * a key: control strings (a version, a colour) and device-attribute or cursor reports.
+ */
+function isTerminalReply(seq: string): boolean {
+  // No key starts CSI ? / > / =: those are reports (DA, DECRPM for synchronized output, kitty flags).
+  return STRING_INTRODUCERS.has(seq[1] ?? '') || /^\x1b\[[?>=]/.test(seq) || /^\x1b\[\d+;\d+R$/.test(seq);
+}
+
+/**
+ * A read from the terminal cut into keys (terminal replies dropped): each escape sequence whole, every other code
  * point on its own. So a run of keys in one read (`jjj` from key repeat, two Backspaces
  * over ssh, a paste) arrives as that many key presses, instead of one unknown "input"
  * that a text field would insert raw.
@@ -36,7 +58,8 @@ export function splitKeys(text: string): string[] {
   while (i < text.length) {
     if (text[i] === ESC) {
       const end = escapeEnd(text, i);
-      keys.push(text.slice(i, end));
+      const seq = text.slice(i, end);
+      if (!isTerminalReply(seq)) keys.push(seq);
       i = end;
     } else {
       const cp = text.codePointAt(i)!;

@@ -93,6 +93,8 @@ describe('autodeck run', () => {
     const dir = ws.module('quiet', { scenario: { stepSeconds: 3, steps: 100 } });
     const loop = startCli(ws, ['run', dir, ...runFlags(ws, ['--max-iterations', '1000', '--heartbeat', '0.3'])]);
     await waitFor(() => agentRow(dir), 'the agent');
+    // Into its first step (it checks for a stop file only before one): a second of 3.
+    await new Promise((r) => setTimeout(r, 1000));
     expect((await runCli(ws, ['stop', dir, '--db', ws.db])).code).toBe(0);
     expect(await loop.exited).toBe(1);
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'user_stop', forced: 0, iterations: 1 });

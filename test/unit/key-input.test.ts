@@ -24,6 +24,10 @@ describe('key input for Ink', () => {
     expect(splitKeys('\x1b[A\x1b[B\x1b[Zk\x1bOP\x1b[1;5A\x1b[[A')).toEqual(['\x1b[A', '\x1b[B', '\x1b[Z', 'k', '\x1bOP', '\x1b[1;5A', '\x1b[[A']);
     expect(splitKeys('\x1bx\x1b\x1b[A\x1b')).toEqual(['\x1bx', '\x1b\x1b[A', '\x1b']);
     expect(splitKeys('\x1b[')).toEqual(['\x1b[']); // cut short: Ink's parser keeps it pending
+    // a terminal's own replies are no keys: XTVERSION (DCS), an OSC colour, DA, a cursor report
+    expect(splitKeys('a\x1bP>|tmux 3.3a\x1b\\b\x1b]11;rgb:0/0/0\x07c\x1b[?1;2cd\x1b[>0;95;0ce\x1b[12;40Rf')).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    expect(splitKeys('\x1bP>|unterminated x')).toEqual([]);
+    expect(splitKeys('\x1b[?2026;2$yq\x1b[?1u\x1b[97;5u')).toEqual(['q', '\x1b[97;5u']); // a kitty key event stays
   });
 
   it('gives one key per turn, decodes UTF-8 split across chunks, and listens to the terminal only while someone reads', async () => {
