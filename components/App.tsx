@@ -188,6 +188,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
           <Table
             rows={rows}
             columns={columnsFor(breakpoint)}
+            width={width}
             selected={index}
             height={tableHeight}
             now={now}
