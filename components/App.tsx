@@ -188,7 +188,6 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
           <Table
             rows={rows}
             columns={columnsFor(breakpoint)}
-            width={width}
             selected={index}
             height={tableHeight}
             now={now}

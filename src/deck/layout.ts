@@ -36,27 +36,6 @@ export function columnsFor(breakpoint: Breakpoint): Column[] {
   return BY_BREAKPOINT[breakpoint].map(([id, width]) => (width === undefined ? { id, title: TITLES[id] } : { id, title: TITLES[id], width }));
 }
 
-/** Columns before the cells: the selection mark. */
-export const MARK_WIDTH = 2;
-
-/**
- * Each column's width at `total` columns: fixed ones as they are, the flexible ones
- * (name, step) sharing the rest, the first getting any odd column.
- */
-export function columnWidths(columns: readonly Column[], total: number): number[] {
-  const fixed = columns.reduce((n, c) => n + (c.width ?? 0), 0);
-  const flexible = columns.filter((c) => c.width === undefined).length;
-  const left = Math.max(0, total - MARK_WIDTH - fixed);
-  const share = flexible > 0 ? Math.floor(left / flexible) : 0;
-  let extra = flexible > 0 ? left - share * flexible : 0;
-  return columns.map((c) => {
-    if (c.width !== undefined) return c.width;
-    const w = share + extra;
-    extra = 0;
-    return w;
-  });
-}
-
 /**
  * The rows of a list that fit, keeping `selected` in view: the window starts where it
  * must so the selection is visible, as near the previous start as possible.

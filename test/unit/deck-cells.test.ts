@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clockDuration, rowCells, shortAge, stateCell } from '../../src/deck/cells.js';
-import { breakpointFor, columnWidths, columnsFor, visibleWindow } from '../../src/deck/layout.js';
+import { breakpointFor, columnsFor, visibleWindow } from '../../src/deck/layout.js';
 import { nextField, validateStartForm } from '../../src/deck/startForm.js';
 import { screenLines } from '../../src/deck/screenFeed.js';
 import { loopRow, moduleRow } from '../helpers/fakeModel.js';
@@ -78,15 +78,6 @@ describe('layout', () => {
     const fixed = columnsFor(bp).reduce((n, c) => n + (c.width ?? 0), 0);
     const flexible = columnsFor(bp).filter((c) => c.width === undefined).length;
     expect((width - 2 - fixed) / flexible).toBeGreaterThanOrEqual(10);
-  });
-
-  it('shares what the fixed columns leave between the flexible ones, to the exact width', () => {
-    for (const [bp, total] of [['wide', 137], ['normal', 61], ['side', 40]] as const) {
-      const cols = columnsFor(bp);
-      const widths = columnWidths(cols, total);
-      expect(widths.reduce((a, b) => a + b, 0) + 2).toBe(total);
-      cols.forEach((c, i) => c.width !== undefined && expect(widths[i]).toBe(c.width));
-    }
   });
 
   it('keeps the selection in view, moving the window as little as it can', () => {
