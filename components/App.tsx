@@ -12,7 +12,6 @@ import { DetailPane } from './DetailPane.js';
 import { EventLog } from './EventLog.js';
 import { FilterBar } from './FilterBar.js';
 import { useModel, useDeck } from './hooks/useModel.js';
-import { useNow } from './hooks/useNow.js';
 import { useWindowSize } from './hooks/useWindowSize.js';
 import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type Overlay, type UiState } from './state.js';
 import type { DeckRow } from '../src/deck/deck.js';
@@ -40,9 +39,6 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   const rows = filterRows(allRows, ui.filter);
   const index = selectedIndex(rows, ui.selectedKey);
   const row = index >= 0 ? rows[index] : undefined;
-  // Elapsed times tick each second while a loop runs; otherwise only "ended 3m ago" moves.
-  const ticking = allRows.some((r) => r.loop && r.loop.status !== 'failed' && r.loop.status !== 'suspended');
-  const now = useNow(ticking ? 1000 : 30_000);
   const breakpoint = breakpointFor(width);
   const overlay = ui.overlay;
 
@@ -190,7 +186,6 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
             columns={columnsFor(breakpoint)}
             selected={index}
             height={tableHeight}
-            now={now}
             limits={model.settings}
             emptyText={ui.filter ? `no module matches "${ui.filter}"` : 'no task modules under the roots'}
           />

@@ -5,6 +5,7 @@ import { visibleWindow, type Column } from '../src/deck/layout.js';
 import type { CellLimits } from '../src/deck/cells.js';
 import { Row } from './Row.js';
 import { useTheme } from './theme.js';
+import { useNow } from './hooks/useNow.js';
 
 interface TableProps {
   rows: readonly DeckRow[];
@@ -12,7 +13,6 @@ interface TableProps {
   selected: number;
   /** Lines available, the header included. */
   height: number;
-  now: number;
   limits: CellLimits;
   emptyText: string;
 }
@@ -20,7 +20,10 @@ interface TableProps {
 const isLive = (r: DeckRow): boolean => r.loop !== undefined && r.loop.status !== 'failed' && r.loop.status !== 'suspended';
 
 /** The module table: a header and as many rows as fit, scrolled to keep the selection in view. */
-export function Table({ rows, columns, selected, height, now, limits, emptyText }: TableProps) {
+export function Table({ rows, columns, selected, height, limits, emptyText }: TableProps) {
+  // The clock lives here, not at the root: a tick re-renders the table, not the whole screen.
+  // Elapsed times tick each second while a loop runs; otherwise only "ended 3m ago" moves.
+  const now = useNow(rows.some(isLive) ? 1000 : 30_000);
   const theme = useTheme();
   const start = useRef(0);
   const capacity = Math.max(1, height - 1);
