@@ -5,7 +5,9 @@ import { runCli } from '../dist/src/cli.js';
 // loading it starts now, alongside the CLI's own start-up.
 const BUNDLE = '../dist/dashboard.bundle.js';
 const first = process.argv[2];
-const early = process.stdout.isTTY && process.stdin.isTTY && (first === undefined || first === 'demo' || first.startsWith('-')) ? import(BUNDLE) : undefined;
+// The words first: touching process.stdin costs the hook and `status` their start-up time.
+const likely = first === undefined || first === 'demo' || first.startsWith('-');
+const early = likely && process.stdout.isTTY && process.stdin.isTTY ? import(BUNDLE) : undefined;
 early?.catch(() => {}); // reported when awaited
 
 runCli({ loadDashboard: async () => (await (early ?? import(BUNDLE))).runDashboard });

@@ -137,8 +137,10 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
       return EXIT.usage;
     }
   }
-  const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  const dashboard = tty && ui.loadDashboard && (command === undefined || command === 'demo') ? await ui.loadDashboard() : undefined;
+  // Only where a dashboard may open: touching process.stdin costs other commands start-up time.
+  const wantsDashboard = (command === undefined || command === 'demo') && ui.loadDashboard !== undefined;
+  const tty = wantsDashboard && Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const dashboard = tty ? await ui.loadDashboard!() : undefined;
   const ctx: CommandContext = { args, flags: cli.flags, settings, stdout: process.stdout, stderr: process.stderr, cwd, dashboard };
   if (command === undefined) {
     if (!dashboard) return noDashboard();
