@@ -1,5 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { http } from '../helpers/http.js';
 import { fileURLToPath } from 'node:url';
 import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmux.js';
 import { COMMANDS } from '../../src/keymap.js';
@@ -265,6 +268,14 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
   }, 90_000);
 
   /** Enter on a running loop shows the agent's own screen; Ctrl-Q comes back to the dashboard. */
+  /** Enter shows the agent's own screen; Ctrl-Q brings the dashboard back. */
+  async function attachOf(pane: DashboardPane, name: string): Promise<void> {
+    await pane.keys('Enter');
+    await pane.waitScreen((s) => s.includes(`autodeck sim · ${name}`) && !s.includes('q quit'), `the agent screen of ${name}`);
+    await pane.keys('C-q');
+    await pane.waitScreen((s) => s.includes('q quit') && s.includes(`detached from auto-${name}-`), 'the dashboard back', 15_000);
+  }
+
   async function attachAndDetach(pane: DashboardPane): Promise<string> {
     await pane.keys('Enter');
     let screen = await pane.waitScreen(
@@ -308,6 +319,25 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     // The dashboard reads keys again.
     await pane.keys('?');
     await pane.waitScreen((s) => s.includes('autodeck keys'), 'the help overlay after the detach', 10_000);
+  }, 90_000);
+
+  it('serves the REST API with --api-port: a loop started over HTTP runs in the dashboard, which shows it and can attach', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address() as { port: number };
+        probe.close(() => resolve(p));
+      });
+    });
+    const { w, pane } = await open('api', { modules: { viaapi: { stepSeconds: 5 } }, extraArgs: ['--api-port', String(port)] });
+    const token = readFileSync(join(w.env.XDG_STATE_HOME!, 'autodeck', 'api-token'), 'utf8').trim();
+    const started = await http({ method: 'POST', path: '/api/sessions/auto/task-auto', port, token, body: { taskDir: join(w.root, 'viaapi'), maxIterations: 7 } });
+    expect(started.status, started.text).toBe(201);
+    await pane.waitScreen((s) => /▶ running\s+\d+\/7\b/.test(rowOf(s, 'viaapi') ?? ''), 'the loop the API started, in the table');
+    // It runs in the dashboard's own process: attach is offered (the footer does not strike it out).
+    await attachOf(pane, 'viaapi');
+    const stopped = await http({ method: 'DELETE', path: `/api/sessions/${started.json.session}/task-auto`, port, token });
+    expect(stopped.status, stopped.text).toBe(202);
+    await pane.waitScreen((s) => /■ stopped/.test(rowOf(s, 'viaapi') ?? ''), 'the loop stopped over HTTP', 30_000);
   }, 90_000);
 
   it('asks before quitting with a loop running, suspends it, and the next dashboard resumes it', async () => {
