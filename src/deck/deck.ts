@@ -39,9 +39,25 @@ function lastRunOf(r: RunRow): LastRun {
 /** How often modules and other processes' loops are read again; own loops are live. */
 export const DECK_REFRESH_MS = 1000;
 
+/**
+ * Loop fields no screen shows: they change on every heartbeat (the screen hash) or lease
+ * refresh, and a row that changed only there must not cost a frame.
+ */
+const UNSHOWN: ReadonlySet<keyof LoopRow> = new Set(['lastCaptureHash', 'ownerHeartbeatAt', 'agentPid', 'agentArgv']);
+
+function sameLoop(a: LoopRow | undefined, b: LoopRow | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  for (const k of Object.keys(a) as (keyof LoopRow)[]) {
+    if (UNSHOWN.has(k) || a[k] === b[k]) continue;
+    if (typeof a[k] !== 'object' || JSON.stringify(a[k]) !== JSON.stringify(b[k])) return false;
+  }
+  return true;
+}
+
 function sameRow(a: DeckRow, b: DeckRow): boolean {
   return a.key === b.key && a.name === b.name && a.lifecycle === b.lifecycle && a.here === b.here
-    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && (a.loop === b.loop || JSON.stringify(a.loop) === JSON.stringify(b.loop));
+    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && sameLoop(a.loop, b.loop);
 }
 
 /**

@@ -71,5 +71,15 @@ describe('the deck', () => {
     expect(rows.map((r) => r.name)).toEqual(['elsewhere', 'outside']);
     expect(rows[0]).toMatchObject({ here: false, ownerAlive: true, loop: { status: 'starting' } });
     expect(rows[1]).toMatchObject({ here: false, ownerAlive: false, lifecycle: 'unknown' });
+
+    // A lease refresh or a new screen hash shows nowhere: the row stays the same object.
+    store!.loops.update(rows[0]!.loop!.session, { ownerHeartbeatAt: new Date(Date.now() + 1000).toISOString(), lastCaptureHash: 'abc' });
+    d.poll();
+    expect(d.getSnapshot().rows[0]).toBe(rows[0]);
+    // What is shown does change it.
+    store!.loops.update(rows[0]!.loop!.session, { iteration: 4 });
+    d.poll();
+    expect(d.getSnapshot().rows[0]).not.toBe(rows[0]);
+    expect(d.getSnapshot().rows[0]!.loop!.iteration).toBe(4);
   });
 });
