@@ -5,6 +5,7 @@ import { suggestionFor } from '../history/forModule.js';
 import type { LimitSuggestion, Limits } from '../history/suggest.js';
 import { readSummaryHead } from '../protocol/summary.js';
 import { StartRefused, type Supervisor } from '../supervisor/supervisor.js';
+import type { Loop } from '../supervisor/loop.js';
 import type { Store } from '../store/index.js';
 import type { LoopEvent } from '../store/events.js';
 import type { Session } from '../sessions/session.js';
@@ -78,7 +79,11 @@ export class LiveModel implements DashboardModel {
   private lastEventId = 0;
   private readonly poller: NodeJS.Timeout;
   private readonly feeds = new Map<string, { session: Session; feed: ScreenFeed }>();
-  private readonly onEvent = (): void => this.bumpEvents();
+  // An event of this process: shown now, and its id noted so the poll does not show it again.
+  private readonly onEvent = (e: LoopEvent): void => {
+    if (e.id !== undefined) this.lastEventId = Math.max(this.lastEventId, e.id);
+    this.bumpEvents();
+  };
   private readonly changes = new EventEmitter<{ change: [] }>();
   private pending: NodeJS.Timeout | undefined;
   private lastShownAt = 0;
@@ -141,7 +146,7 @@ export class LiveModel implements DashboardModel {
   private pollEvents(): void {
     try {
       const newest = this.store.events.list(1).at(-1)?.id ?? 0;
-      if (newest === this.lastEventId) return;
+      if (newest <= this.lastEventId) return;
       this.lastEventId = newest;
       this.bumpEvents();
     } catch { /* a locked database: next time */ }
@@ -183,17 +188,22 @@ export class LiveModel implements DashboardModel {
     return this.start(key, { maxIterations: row.maxIterations, timeoutMinutes: row.timeoutMinutes });
   }
 
+  /** This process's loop on `key` with a live agent session, if any. */
+  private liveLoop(key: string): { loop: Loop; session: Session } | undefined {
+    const loop = this.supervisor.active().find((l) => l.taskDir === key);
+    const session = loop?.session;
+    return loop && session && !session.exited ? { loop, session } : undefined;
+  }
+
   session(key: string): Session | undefined {
-    const s = this.supervisor.active().find((l) => l.taskDir === key)?.session;
-    return s && !s.exited ? s : undefined;
+    return this.liveLoop(key)?.session;
   }
 
   takeSession(key: string): { session: Session; release: () => void } | undefined {
-    const loop = this.supervisor.active().find((l) => l.taskDir === key);
-    const session = loop?.session;
-    if (!loop || !session || session.exited) return undefined;
-    loop.setAttached(true);
-    return { session, release: () => loop.setAttached(false) };
+    const live = this.liveLoop(key);
+    if (!live) return undefined;
+    live.loop.setAttached(true);
+    return { session: live.session, release: () => live.loop.setAttached(false) };
   }
 
   screen(key: string): ScreenSource | undefined {

@@ -23,25 +23,33 @@ function sameLines(a: readonly string[], b: readonly string[]): boolean {
 /**
  * An agent's screen as text for the detail pane, captured from the emulator (never the
  * raw bytes) and throttled: output arriving in a flood produces at most
- * SCREEN_UPDATES_PER_SECOND snapshots, the last one always taken after the flood.
+ * SCREEN_UPDATES_PER_SECOND snapshots, the last one always taken after the flood. It
+ * follows the agent's output only while someone watches: a row the selection left costs
+ * nothing.
  */
 export class ScreenFeed implements ScreenSource {
   private lines: readonly string[] = [];
   private readonly listeners = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
   private lastAt = 0;
-  private unsubscribe: (() => void) | undefined;
+  private unfollow: (() => void) | undefined;
 
   constructor(private readonly session: Session, private readonly now: () => number = Date.now, private readonly intervalMs = MIN_INTERVAL_MS) {
     this.capture();
-    this.unsubscribe = session.onOutput(() => this.schedule());
   }
 
   getSnapshot = (): readonly string[] => this.lines;
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (!this.unfollow) {
+      this.unfollow = this.session.onOutput(() => this.schedule());
+      this.capture(); // what it missed while nobody watched
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stop();
+    };
   };
 
   private schedule(): void {
@@ -68,10 +76,15 @@ export class ScreenFeed implements ScreenSource {
     for (const l of this.listeners) l();
   }
 
-  close(): void {
+  private stop(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
+    this.timer = undefined;
+    this.unfollow?.();
+    this.unfollow = undefined;
+  }
+
+  close(): void {
+    this.stop();
     this.listeners.clear();
   }
 }

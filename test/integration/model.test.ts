@@ -52,6 +52,7 @@ describe('the live model', () => {
 
     const screen = m.screen(dir)!;
     expect(screen).toBeDefined();
+    screen.subscribe(() => {}); // as the detail pane does: a feed follows the agent while watched
     expect(m.screen(dir)).toBe(screen); // one feed per session
     await waitFor(() => screen.getSnapshot().some((l) => /plan|check|exec/i.test(l)), 'the agent screen as text');
     expect(screen.getSnapshot().join('')).not.toMatch(/\x1b/);
@@ -89,6 +90,7 @@ describe('the live model', () => {
     const dir = ws!.module('asks', { scenario: { stepSeconds: 0.05, prompt: { atIteration: 1, text: 'Overwrite the config? (y/n)' } } });
     expect(m.start(dir, {})).toEqual({ ok: true });
     const screen = m.screen(dir)!;
+    screen.subscribe(() => {});
     await waitFor(() => screen.getSnapshot().some((l) => l.includes('Overwrite the config?')), 'the prompt');
     const taken = m.takeSession(dir)!;
     expect(taken.session).toBe(m.session(dir));

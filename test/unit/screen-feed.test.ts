@@ -47,12 +47,30 @@ describe('the throttled screen feed', () => {
     feed.close();
   });
 
+  it('follows the output only while watched, catching up when watched again', () => {
+    const s = fakeSession();
+    const feed = new ScreenFeed(s as unknown as Session, () => Date.now());
+    expect(s.listeners.size).toBe(0);
+    const stop = feed.subscribe(() => {});
+    expect(s.listeners.size).toBe(1);
+    stop();
+    expect(s.listeners.size).toBe(0);
+    s.set(['while nobody watched']);
+    vi.advanceTimersByTime(100);
+    const captures = s.captures;
+    expect(feed.getSnapshot()).toEqual(['$']);
+    feed.subscribe(() => {});
+    expect(feed.getSnapshot()).toEqual(['while nobody watched']);
+    expect(s.captures).toBe(captures + 1);
+    feed.close();
+  });
+
   it('keeps its snapshot when nothing visible changed, and lets go of the session on close', () => {
     const s = fakeSession();
     const feed = new ScreenFeed(s as unknown as Session, () => Date.now());
-    const first = feed.getSnapshot();
     let updates = 0;
     feed.subscribe(() => updates++);
+    const first = feed.getSnapshot();
     s.set(['$ ']); // same text, new bytes (a cursor blink)
     vi.advanceTimersByTime(100);
     expect(updates).toBe(0);
