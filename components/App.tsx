@@ -125,7 +125,6 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   const detailShown = ui.detail ?? (breakpoint !== 'side' && body >= 14);
   const tableHeight = detailShown && row ? Math.max(2, Math.min(rows.length + 2, Math.floor(body * 0.45))) : body;
   const detailHeight = detailShown && row ? body - tableHeight : 0;
-  const here = model.runningHere();
 
   let main: ReactElement;
   switch (overlay.kind) {
@@ -170,7 +169,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       break;
     }
     case 'quit':
-      main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(here)} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
+      main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(model.runningHere())} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
       break;
     case 'help':
       main = <Help height={body} width={width} onClose={() => dispatch({ type: 'close' })} />;

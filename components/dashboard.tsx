@@ -5,11 +5,9 @@ import { ThemeContext, colorWanted, themeFor } from './theme.js';
 import { INITIAL_UI, type UiState } from './state.js';
 import { LiveModel } from '../src/deck/model.js';
 import { KeyInput } from '../src/deck/keyInput.js';
-import { Store } from '../src/store/index.js';
-import { Supervisor, type StartOptions } from '../src/supervisor/supervisor.js';
-import { tmuxAvailable } from '../src/sessions/tmux.js';
+import { openQuietSupervisor } from '../src/commands/supervised.js';
 import { startApiForSupervisor, type SupervisorApi } from '../src/commands/serve.js';
-import { CliError, EXIT, type CommandContext } from '../src/commands/context.js';
+import { EXIT, type CommandContext, type DashboardLauncher } from '../src/commands/context.js';
 import { controlKeyByte } from '../src/config/settings.js';
 import { printable } from '../src/format/event.js';
 import { attach } from '../src/attach/attach.js';
@@ -19,12 +17,6 @@ import { Notifier } from '../src/notify/notifier.js';
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 
-export interface DashboardOptions {
-  title?: string;
-  /** Loops to start as soon as the dashboard is up (the demo). */
-  start?: { dir: string; options?: StartOptions }[];
-}
-
 type Next = { kind: 'quit' } | { kind: 'attach'; key: string };
 
 /**
@@ -32,16 +24,11 @@ type Next = { kind: 'quit' } | { kind: 'attach'; key: string };
  * orphaned loops first (SPEC 5.6), the Ink app over it, attach mode between renders, and
  * on quit the loops left for the next launch (pty suspended, tmux kept running).
  */
-export async function runDashboard(ctx: CommandContext, opts: DashboardOptions = {}): Promise<number> {
+export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts = {}): Promise<number> => {
   const { settings } = ctx;
-  if (settings.backend === 'tmux') {
-    const tmux = tmuxAvailable();
-    if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
-  }
   const stdin = process.stdin;
   const stdout = process.stdout;
-  const store = Store.open(settings.db);
-  const supervisor = new Supervisor({ store, settings });
+  const { store, supervisor } = openQuietSupervisor(settings);
   let api: SupervisorApi | undefined;
   let model: LiveModel | undefined;
   const cleanup: (() => unknown)[] = [];
@@ -146,4 +133,4 @@ export async function runDashboard(ctx: CommandContext, opts: DashboardOptions =
   }
   for (const p of problems) ctx.stderr.write(`autodeck: ${p}\n`);
   return EXIT.ok;
-}
+};

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { CliError, EXIT, type CommandContext, type DashboardLauncher } from './commands/context.js';
+import { CliError, EXIT, isCliError, type CommandContext, type DashboardLauncher } from './commands/context.js';
 
 // Everything else is imported when needed: the hooks run on every turn of the agent and
 // `status` in scripts, so starting fast matters more than tidy top-level imports.
@@ -150,10 +150,9 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
 }
 
 async function report(err: unknown): Promise<number> {
-  // The dashboard is a separate bundle with its own copy of CliError: known by its name.
-  if (err instanceof CliError || (err instanceof Error && err.name === 'CliError' && typeof (err as CliError).code === 'number')) {
+  if (isCliError(err)) {
     process.stderr.write(`${err.message}\n`);
-    return (err as CliError).code;
+    return err.code;
   }
   const { isBusyError } = await import('./store/db.js');
   if (isBusyError(err)) {

@@ -35,6 +35,14 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * A CliError, also one from another copy of this module: the dashboard is a bundle with
+ * its own copy, so `instanceof` alone would miss its errors.
+ */
+export function isCliError(err: unknown): err is CliError {
+  return err instanceof CliError || (err instanceof Error && err.name === 'CliError' && typeof (err as CliError).code === 'number');
+}
+
 export function line(stream: NodeJS.WritableStream, text: string): void {
   stream.write(`${text}\n`);
 }
