@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, hostname, release, tmpdir, totalmem, type as osType } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ import { Store } from '../../src/store/index.js';
 import type { Outcome } from '../../src/store/runs.js';
 import { columns } from '../../src/format/table.js';
 import { summarize, type Summary } from './stats.js';
+import { machine, verdict } from './report.js';
 
 export const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
 /** Issue 5: each command under this, median and p95. */
@@ -73,10 +74,6 @@ function shoot(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; inpu
 const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
 const failure = (s: Shot): string => (s.error ? s.error.message : `exit ${s.status}: ${firstLine(s.stderr) || firstLine(s.stdout) || 'no output'}`);
 
-function machine(): string {
-  const model = cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
-  return `${availableParallelism()} CPUs (${model}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${osType()} ${release()}, node ${process.version}`;
-}
 
 /** A throwaway project: git top level, AiTasks root, HOME, state, a database with runs and loops. */
 function workspace(): { dir: string; db: string; env: NodeJS.ProcessEnv; hookDir: string; transcript: string; cleanup: () => void } {
@@ -206,7 +203,7 @@ export async function cliLatency(opts: { samples?: number; warmup?: number } = {
 
     const missed = rows.some((r) => r.targeted && r.ok === false);
     const failed = rows.some((r) => r.state === 'error');
-    const report = { machine: machine(), samples, rows, missed, failed, text: '' };
+    const report = { machine: machine({ clockTicks: false }), samples, rows, missed, failed, text: '' };
     report.text = formatReport(report);
     return report;
   } finally {
@@ -225,7 +222,7 @@ function formatReport(r: Omit<CliLatencyReport, 'text'>): string {
     }
     const s = row.summary;
     table.push([row.name, String(s.count), f(s.median), f(s.p95), f(row.minMs ?? s.median), f(s.max), target,
-      row.targeted ? (row.ok ? 'PASS' : 'MISS') : '']);
+      row.targeted ? verdict(row.ok === true) : '']);
   }
   const notes = r.rows.filter((row) => row.note).map((row) => `  ${row.name}: ${row.note}`);
   return [

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import Database from 'better-sqlite3';
+import { LoopRows, type LoopState } from './loopRows.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../../src/protocol/signal.js';
 import { alive } from './proc.js';
 import { BIN } from './workspace.js';
@@ -15,13 +15,6 @@ for (const s of ['SIGTERM', 'SIGHUP', 'SIGINT']) process.on(s, () => process.exi
 
 export type AgentKind = 'quiet' | 'sim';
 
-export interface DeckLoop {
-  taskDir: string;
-  status: string;
-  iteration: number;
-  agentPid: number | null;
-  restarts: number;
-}
 
 /**
  * A throwaway project for the dashboard bench: `count` task modules `bench-01`... under
@@ -34,10 +27,8 @@ export class DeckWorkspace {
   readonly db: string;
   readonly names: string[] = [];
   readonly modules: string[] = [];
-  readonly agentPids = new Set<number>();
   readonly agent: string;
-  private reader: Database.Database | undefined;
-  private query: Database.Statement | undefined;
+  private readonly loops: LoopRows;
   private removed = false;
 
   /** `sim`: `{stepSeconds}` per step and enough `(step-N)` steps never to finish. */
@@ -47,6 +38,7 @@ export class DeckWorkspace {
     mkdirSync(join(this.dir, 'home'));
     this.root = join(this.dir, 'AiTasks');
     this.db = join(this.dir, 'state.db');
+    this.loops = new LoopRows(this.db);
     for (let i = 1; i <= count; i++) {
       const name = `bench-${String(i).padStart(2, '0')}`;
       const m = join(this.root, name);
@@ -84,27 +76,17 @@ export class DeckWorkspace {
   }
 
   /** Every loop row, read through a read-only connection as another process would. */
-  rows(): DeckLoop[] {
-    if (!this.query) {
-      if (!existsSync(this.db)) return [];
-      this.reader ??= new Database(this.db, { readonly: true, fileMustExist: true, timeout: 5000 });
-      try {
-        this.query = this.reader.prepare(
-          'SELECT task_dir AS taskDir, status, iteration_count AS iteration, agent_pid AS agentPid, restart_count AS restarts FROM task_auto');
-      } catch (err) {
-        if (/no such table/.test(String(err))) return [];
-        throw err;
-      }
-    }
-    const rows = this.query.all() as DeckLoop[];
-    for (const r of rows) if (r.agentPid) this.agentPids.add(r.agentPid);
-    return rows;
+  rows(): LoopState[] {
+    return this.loops.read();
+  }
+
+  /** Every agent pid seen in the rows so far. */
+  get agentPids(): ReadonlySet<number> {
+    return this.loops.agentPids;
   }
 
   closeReader(): void {
-    this.query = undefined;
-    this.reader?.close();
-    this.reader = undefined;
+    this.loops.close();
   }
 
   /** Agents seen so far that are still alive. */

@@ -19,13 +19,13 @@
  * Exit 0 every target met, 1 a target missed, 2 the bench failed.
  */
 import { spawnSync } from 'node:child_process';
-import { availableParallelism, cpus, release, totalmem, type as osType } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { envNumber, machine, progress, sleep, table, verdict } from './report.js';
 import { clockTicksPerSecond, cpuTicks, memoryKiB } from './proc.js';
 import { summarize } from './stats.js';
 import { DashboardTerm, COLS, ROWS, type Seen } from './dashboard-term.js';
-import { DeckWorkspace, type DeckLoop } from './dashboard-workspace.js';
+import { DeckWorkspace } from './dashboard-workspace.js';
 import { TmuxDashboard, tmuxUsable } from './dashboard-tmux.js';
 
 const MODULES = 20;
@@ -50,16 +50,7 @@ interface Paced {
   shownRunning: number;
 }
 
-function envNumber(name: string, dflt: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min} (got ${JSON.stringify(raw)})`);
-  return n;
-}
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const progress = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
 const benchStart = performance.now();
 const elapsed = (): string => `${((performance.now() - benchStart) / 1000).toFixed(0)} s`;
 
@@ -295,7 +286,7 @@ async function signalToScreen(view: View, ws: DeckWorkspace, loops: number, samp
     let dbAt: number | undefined;
     const dbPoll = setInterval(() => {
       if (dbAt !== undefined) return;
-      const row = ws.rows().find((r: DeckLoop) => r.taskDir === dir);
+      const row = ws.rows().find((r) => r.taskDir === dir);
       if (row && row.iteration >= iteration) dbAt = performance.now();
     }, 2);
     try {
@@ -358,19 +349,9 @@ async function measureWindow(t: DashboardTerm, seconds: number): Promise<Window>
 
 // ---- the table ----
 
-const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 const f1 = (v: number): string => v.toFixed(1);
 
-function table(rows: string[][], align: ('l' | 'r')[]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => (align[c] === 'r' ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n');
-}
 
-function machine(): string {
-  const model = cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
-  return `${availableParallelism()} CPUs (${model}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ` +
-    `${osType()} ${release()}, node ${process.version}, CLK_TCK ${clockTicksPerSecond()}`;
-}
 
 /** The checkout measured: commit and whether files differ from it (the code moves while people work). */
 function checkout(): string {
@@ -550,7 +531,7 @@ async function main(): Promise<number> {
   const hows = [...new Set(quits.map((q) => q.how))].join('; ');
   const slowest = Math.max(...quits.map((q) => q.seconds));
 
-  console.log(`autodeck dashboard benchmark: ${machine()}`);
+  console.log(`autodeck dashboard benchmark: ${machine({ clockTicks: true })}`);
   console.log(`${checkout()}; the dashboard's NODE_ENV: ${process.env.NODE_ENV ?? '(unset)'}`);
   console.log('');
   console.log(table(rows, ['l', 'r', 'l', 'l']));

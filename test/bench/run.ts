@@ -7,8 +7,8 @@
  * Environment: BENCH_SAMPLES (default 100 per latency row), BENCH_IDLE_SECONDS (default 60),
  * BENCH_SETTLE_SECONDS (default 5). Exit 0 every target met, 1 a target missed, 2 the bench failed.
  */
-import { availableParallelism, cpus, release, totalmem, type as osType } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { envNumber, machine, progress, sleep, table, verdict } from './report.js';
 import { allAtOnce, oneAtATime, SAME_FILE_MS } from './latency.js';
 import { clockTicksPerSecond, cpuTicks, memoryKiB } from './proc.js';
 import { summarize, type Summary } from './stats.js';
@@ -24,16 +24,7 @@ const START_TIMEOUT_MS = 180_000;
 const BEAT_SESSIONS = 50;
 const BEAT_CPU_PERCENT = 2;
 
-function envNumber(name: string, dflt: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min} (got ${JSON.stringify(raw)})`);
-  return n;
-}
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const progress = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
 
 /** Workspaces alive right now, so an interrupted bench leaves nothing behind. */
 const live = new Set<BenchWorkspace>();
@@ -82,19 +73,9 @@ async function measureIdle(ws: BenchWorkspace, seconds: number): Promise<Idle> {
 
 // ---- the table ----
 
-const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 const ms = (v: number): string => v.toFixed(1);
 
-function table(rows: string[][], align: ('l' | 'r')[]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => (align[c] === 'r' ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n');
-}
 
-function machine(): string {
-  const model = cpus()[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU';
-  return `${availableParallelism()} CPUs (${model}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ` +
-    `${osType()} ${release()}, node ${process.version}, CLK_TCK ${clockTicksPerSecond()}`;
-}
 
 async function main(): Promise<number> {
   const samples = Math.round(envNumber('BENCH_SAMPLES', 100, 20));
@@ -180,7 +161,7 @@ async function main(): Promise<number> {
   const hows = [...new Set(stops.map((s) => `${s.how} (exit ${s.exitCode})`))].join(', ');
   const slowest = Math.max(...stops.map((s) => s.seconds));
 
-  console.log(`autodeck benchmark: ${machine()}`);
+  console.log(`autodeck benchmark: ${machine({ clockTicks: true })}`);
   console.log('');
   console.log(table(lat, ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'l']));
   console.log('');

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { LoopRows, type LoopState } from './loopRows.js';
+
+export type { LoopState } from './loopRows.js';
 import { alive } from './proc.js';
 
 /** This checkout's CLI (the bench runs from dist/test/bench/). */
@@ -13,13 +15,6 @@ const SIM_AGENT = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} si
 /** The simulated agent sits idle this long before its first step: it never writes a signal of its own. */
 const HANG_SECONDS = 3600;
 
-export interface LoopState {
-  taskDir: string;
-  status: string;
-  iteration: number;
-  agentPid: number | null;
-  restarts: number;
-}
 
 export interface StopReport {
   /** How the supervisor ended: 'SIGINT', 'second SIGINT (force)', 'SIGKILL' or 'already exited'. */
@@ -42,13 +37,11 @@ export class BenchWorkspace {
   readonly root: string;
   readonly db: string;
   readonly modules: string[] = [];
-  readonly agentPids = new Set<number>();
   private child: ChildProcess | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private exited: Promise<void> = Promise.resolve();
   private stderr = '';
-  private reader: Database.Database | undefined;
-  private query: Database.Statement | undefined;
+  private readonly loops: LoopRows;
   private removed = false;
 
   /** `heartbeatSeconds`: how often the supervisor captures each agent's screen. */
@@ -58,6 +51,7 @@ export class BenchWorkspace {
     mkdirSync(join(this.dir, 'home'));
     this.root = join(this.dir, 'AiTasks');
     this.db = join(this.dir, 'state.db');
+    this.loops = new LoopRows(this.db);
     for (let i = 1; i <= loops; i++) {
       const name = `bench-${String(i).padStart(2, '0')}`;
       const m = join(this.root, name);
@@ -117,20 +111,12 @@ export class BenchWorkspace {
 
   /** Every loop row, read through a read-only connection as another process would. */
   rows(): LoopState[] {
-    if (!this.query) {
-      if (!existsSync(this.db)) return [];
-      this.reader ??= new Database(this.db, { readonly: true, fileMustExist: true, timeout: 5000 });
-      try {
-        this.query = this.reader.prepare(
-          'SELECT task_dir AS taskDir, status, iteration_count AS iteration, agent_pid AS agentPid, restart_count AS restarts FROM task_auto');
-      } catch (err) {
-        if (/no such table/.test(String(err))) return [];
-        throw err;
-      }
-    }
-    const rows = this.query.all() as LoopState[];
-    for (const r of rows) if (r.agentPid) this.agentPids.add(r.agentPid);
-    return rows;
+    return this.loops.read();
+  }
+
+  /** Every agent pid seen in the rows so far. */
+  get agentPids(): ReadonlySet<number> {
+    return this.loops.agentPids;
   }
 
   /** Waits until every loop is `running` with a live agent. */
@@ -201,9 +187,7 @@ export class BenchWorkspace {
   }
 
   private closeReader(): void {
-    this.query = undefined;
-    this.reader?.close();
-    this.reader = undefined;
+    this.loops.close();
   }
 
   private remove(): void {
