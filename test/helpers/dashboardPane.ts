@@ -1,8 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN } from './cli.js';
 import { waitFor } from './wait.js';
+import { runTmux } from './tmux.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -89,12 +90,7 @@ export class DashboardPane {
   }
 
   tmux(args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      execFile('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { env: this.env, timeout: 10_000 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${String(stderr)}`));
-        else resolve(String(stdout));
-      });
-    });
+    return runTmux(this.socket, this.env, args);
   }
 
   /** Literal text, as typed. */

@@ -26,12 +26,7 @@ export class TmuxPane {
   }
 
   tmux(args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      execFile('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { env: this.env, timeout: 10_000 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${String(stderr)}`));
-        else resolve(String(stdout));
-      });
-    });
+    return runTmux(this.socket, this.env, args);
   }
 
   /** Literal text, as typed (no key-name lookup). */
@@ -95,4 +90,23 @@ export class TmuxPane {
       } catch { /* gone meanwhile */ }
     }
   }
+}
+
+/** One tmux command on a private server (no config), bounded in time; its output. */
+export function runTmux(socket: string, env: Record<string, string>, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env, timeout: 10_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`tmux ${args.join(' ')}: ${err.message} ${String(stderr)}`));
+      else resolve(String(stdout));
+    });
+  });
+}
+
+/** This process's environment without tmux's own variables: a program started from here is not "inside tmux". */
+export function envWithoutTmux(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  return env;
 }

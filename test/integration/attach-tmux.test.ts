@@ -7,6 +7,7 @@ import pty from 'node-pty';
 import xtermHeadless from '@xterm/headless';
 import { killTmuxServer, spawnTmuxSession, tmuxAvailable, type TmuxSession } from '../../src/sessions/tmux.js';
 import { waitFor } from '../helpers/wait.js';
+import { envWithoutTmux } from '../helpers/tmux.js';
 
 // Attach mode on the tmux backend needs a real terminal for the tmux client: a small host
 // program (the built attach module, as the dashboard would call it) runs in a node-pty
@@ -77,14 +78,6 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  delete env.TMUX;
-  delete env.TMUX_PANE;
-  return env;
-}
-
 interface Setup {
   agent: TmuxSession;
   host: pty.IPty;
@@ -101,7 +94,7 @@ async function setup(name: string): Promise<Setup> {
   writeFileSync(join(dir, 'agent.cjs'), AGENT);
   writeFileSync(join(dir, 'host.mjs'), HOST);
 
-  const agent = spawnTmuxSession({ name, argv: [NODE, join(dir, 'agent.cjs')], cwd: dir, env: baseEnv() }, { socket });
+  const agent = spawnTmuxSession({ name, argv: [NODE, join(dir, 'agent.cjs')], cwd: dir, env: envWithoutTmux() }, { socket });
   await waitFor(() => agent.screen().join('\n').includes('AGENT READY 120x40'), 'the agent in tmux');
   // As a supervisor may have: a fixed size, which the attached client must override.
   agent.resize(100, 30);
@@ -110,7 +103,7 @@ async function setup(name: string): Promise<Setup> {
   const term = new Terminal({ cols: 80, rows: 24, allowProposedApi: true });
   // A terminal tmux knows; no $SHELL needed (CI has none). As if the dashboard ran inside
   // the user's own tmux: the client must not see TMUX, or it refuses to nest.
-  const host = pty.spawn(NODE, [join(dir, 'host.mjs'), socket, name], { name: 'xterm-256color', cols: 80, rows: 24, cwd: dir, env: { ...baseEnv(), TERM: 'xterm-256color', TMUX: '/tmp/tmux-0/elsewhere,1,0', TMUX_PANE: '%9' } });
+  const host = pty.spawn(NODE, [join(dir, 'host.mjs'), socket, name], { name: 'xterm-256color', cols: 80, rows: 24, cwd: dir, env: { ...envWithoutTmux(), TERM: 'xterm-256color', TMUX: '/tmp/tmux-0/elsewhere,1,0', TMUX_PANE: '%9' } });
   hosts.push(host);
   host.onData((d) => term.write(d));
   const hostScreen = () => {

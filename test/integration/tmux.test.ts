@@ -9,6 +9,7 @@ import {
 } from '../../src/sessions/tmux.js';
 import type { Session, SessionExit } from '../../src/sessions/session.js';
 import { waitFor } from '../helpers/wait.js';
+import { envWithoutTmux } from '../helpers/tmux.js';
 
 // Real tmux servers, each test on its own socket (never the user's, never `autodeck`),
 // killed after the test. Programs are node scripts run without a shell. No timed
@@ -38,14 +39,6 @@ function tempDir(name = 'work'): string {
   const dir = join(top, name);
   mkdirSync(dir, { recursive: true });
   return realpathSync(dir);
-}
-
-function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  delete env.TMUX;
-  delete env.TMUX_PANE;
-  return env;
 }
 
 /** Prints READY, then each chunk read from stdin; EOF -> "EOF", exit 3; prints its size on SIGWINCH. */
@@ -98,7 +91,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
   it('runs a program without a shell and captures its screen as text', async () => {
     const o = tmuxOpts();
     const dir = tempDir();
-    const s = spawnTmuxSession({ name: 'auto-screen-000001', argv: [NODE, '-e', 'console.log("hello from tmux ❯ 5-hour limit ∙ 日本"); setInterval(() => {}, 1000)'], cwd: dir, env: baseEnv(), cols: 60, rows: 10 }, o);
+    const s = spawnTmuxSession({ name: 'auto-screen-000001', argv: [NODE, '-e', 'console.log("hello from tmux ❯ 5-hour limit ∙ 日本"); setInterval(() => {}, 1000)'], cwd: dir, env: envWithoutTmux(), cols: 60, rows: 10 }, o);
     expect(s.backend).toBe('tmux');
     await waitFor(() => screenText(s).includes('hello from tmux ❯ 5-hour limit ∙ 日本'), 'the program output');
     const screen = s.screen();
@@ -119,7 +112,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
       `it's "odd" $(touch ${dir}/pwned) \`touch ${dir}/pwned2\``,
       'x;', ';', '\\;', 'a\\\\;', `#{pane_id} #(touch ${dir}/pwned3)`, '', ' spaced  ', 'line\nbreak', '-e', '--', '{', '}', '~', '*', 'é❯',
     ];
-    const s = spawnTmuxSession({ name: 'auto-argv-000002', argv: [NODE, reporter, out, ...words], cwd: dir, env: baseEnv() }, o);
+    const s = spawnTmuxSession({ name: 'auto-argv-000002', argv: [NODE, reporter, out, ...words], cwd: dir, env: envWithoutTmux() }, o);
     const report = await waitFor(() => readReport(out), 'the report');
     expect(report.argv).toEqual(words);
     expect(report.cwd).toBe(dir);
@@ -135,7 +128,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
     const dir = tempDir(`one 'two' "three" $(touch pwned) ;`);
     const program = script(dir, 'agent it\'s.sh', '#!/bin/sh\necho "args=$# pid=$$" > "$(dirname "$0")/one.txt"\nexec sleep 600\n');
     chmodSync(program, 0o755);
-    const s = spawnTmuxSession({ name: 'auto-oneword-000003', argv: [program], cwd: dir, env: baseEnv() }, o);
+    const s = spawnTmuxSession({ name: 'auto-oneword-000003', argv: [program], cwd: dir, env: envWithoutTmux() }, o);
     const one = join(dir, 'one.txt');
     const text = await waitFor(() => (existsSync(one) ? readFileSync(one, 'utf8') : undefined), 'one.txt');
     // The trampoline exec'd the program: same pid as the pane's.
@@ -149,7 +142,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
     const dir = tempDir();
     const reporter = script(dir, 'reporter.cjs', REPORTER);
     const env = {
-      ...baseEnv(),
+      ...envWithoutTmux(),
       AD_PLAIN: 'plain',
       AD_HOSTILE: `it's "q" $(touch ${dir}/pwned) \`x\` \\ #{pane_id} #(touch ${dir}/pwned2) ;`,
       AD_MULTI: 'line1\nAD_FAKE=x;',
@@ -180,7 +173,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
   it('types text and Enter as separate writes; control bytes arrive as bytes; the exit is reported once', async () => {
     const o = tmuxOpts();
     const dir = tempDir();
-    const s = spawnTmuxSession({ name: 'auto-input-000006', argv: [NODE, script(dir, 'reader.cjs', READER), 'in'], cwd: dir, env: baseEnv(), cols: 80, rows: 12 }, o);
+    const s = spawnTmuxSession({ name: 'auto-input-000006', argv: [NODE, script(dir, 'reader.cjs', READER), 'in'], cwd: dir, env: envWithoutTmux(), cols: 80, rows: 12 }, o);
     const seen = exits(s);
     await waitFor(() => screenText(s).includes('READY in'), 'READY');
     s.write(`it's $(x) "q" é❯;`);
@@ -210,14 +203,14 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
     // (the pane dead, no status, the program a zombie): each round here is such a pane.
     for (let round = 0; round < 6; round++) {
       const o = tmuxOpts();
-      const s = spawnTmuxSession({ name: 'auto-quick-000007', argv: [NODE, '-e', 'process.exit(5)'], cwd: tempDir(), env: baseEnv() }, o);
+      const s = spawnTmuxSession({ name: 'auto-quick-000007', argv: [NODE, '-e', 'process.exit(5)'], cwd: tempDir(), env: envWithoutTmux() }, o);
       const seen = exits(s);
       await waitFor(() => seen.length > 0, `exit of round ${round}`, 10_000);
       expect(seen).toEqual([{ exitCode: 5 }]);
       s.dispose();
     }
     const o = tmuxOpts();
-    const s = spawnTmuxSession({ name: 'auto-signal-000008', argv: [NODE, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], cwd: tempDir(), env: baseEnv() }, o);
+    const s = spawnTmuxSession({ name: 'auto-signal-000008', argv: [NODE, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], cwd: tempDir(), env: envWithoutTmux() }, o);
     const seen = exits(s);
     await waitFor(() => screenText(s).includes('up'), 'up');
     s.kill('SIGTERM');
@@ -232,7 +225,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
     const o = tmuxOpts();
     const dir = tempDir();
     const name = 'auto-adopt-000009';
-    let first: Session | undefined = tmuxFactory(o)({ name, argv: [NODE, script(dir, 'reader.cjs', READER), 'adopt'], cwd: dir, env: baseEnv(), cols: 70, rows: 9 });
+    let first: Session | undefined = tmuxFactory(o)({ name, argv: [NODE, script(dir, 'reader.cjs', READER), 'adopt'], cwd: dir, env: envWithoutTmux(), cols: 70, rows: 9 });
     await waitFor(() => screenText(first!).includes('READY adopt'), 'READY');
     first.write('before\r');
     await waitFor(() => screenText(first!).includes('got "before\\n"'), 'before');
@@ -269,7 +262,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
   it('dispose ends a running agent and its session; the exit comes once', async () => {
     const o = tmuxOpts();
     const name = 'auto-dispose-000010';
-    const s = spawnTmuxSession({ name, argv: [NODE, '-e', 'process.on("SIGHUP", () => {}); console.log("up"); setInterval(() => {}, 1000)'], cwd: tempDir(), env: baseEnv() }, o);
+    const s = spawnTmuxSession({ name, argv: [NODE, '-e', 'process.on("SIGHUP", () => {}); console.log("up"); setInterval(() => {}, 1000)'], cwd: tempDir(), env: envWithoutTmux() }, o);
     const seen = exits(s);
     await waitFor(() => screenText(s).includes('up'), 'up');
     expect(listTmuxSessions(o)).toEqual([{ name, pid: s.pid, dead: false }]);
@@ -288,13 +281,13 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
     const o = tmuxOpts();
     const dir = tempDir();
     const name = 'auto-replace-000011';
-    const dead = spawnTmuxSession({ name, argv: [NODE, '-e', 'process.exit(2)'], cwd: dir, env: baseEnv() }, o);
+    const dead = spawnTmuxSession({ name, argv: [NODE, '-e', 'process.exit(2)'], cwd: dir, env: envWithoutTmux() }, o);
     const seen = exits(dead);
     await waitFor(() => seen.length > 0, 'the first exit');
     dead.detach(); // left behind, as by a crashed supervisor
-    const live = spawnTmuxSession({ name, argv: [NODE, '-e', 'console.log("second"); setInterval(() => {}, 1000)'], cwd: dir, env: baseEnv() }, o);
+    const live = spawnTmuxSession({ name, argv: [NODE, '-e', 'console.log("second"); setInterval(() => {}, 1000)'], cwd: dir, env: envWithoutTmux() }, o);
     await waitFor(() => screenText(live).includes('second'), 'the second agent');
-    expect(() => spawnTmuxSession({ name, argv: [NODE, '-e', '0'], cwd: dir, env: baseEnv() }, o)).toThrow(/already runs an agent/);
+    expect(() => spawnTmuxSession({ name, argv: [NODE, '-e', '0'], cwd: dir, env: envWithoutTmux() }, o)).toThrow(/already runs an agent/);
     expect(live.exited).toBe(false);
     live.dispose();
   });
@@ -302,7 +295,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
   it('resizes the window; the program sees the new size and the capture has its rows', async () => {
     const o = tmuxOpts();
     const dir = tempDir();
-    const s = spawnTmuxSession({ name: 'auto-resize-000012', argv: [NODE, script(dir, 'reader.cjs', READER), 'sz'], cwd: dir, env: baseEnv(), cols: 80, rows: 20 }, o);
+    const s = spawnTmuxSession({ name: 'auto-resize-000012', argv: [NODE, script(dir, 'reader.cjs', READER), 'sz'], cwd: dir, env: envWithoutTmux(), cols: 80, rows: 20 }, o);
     await waitFor(() => screenText(s).includes('READY sz'), 'READY');
     expect(s.screen()).toHaveLength(20);
     s.resize(50, 12);
@@ -319,7 +312,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
     const launchers = () => readdirSync(tmpdir()).filter((f) => f.startsWith('autodeck-tmux-'));
     const before = new Set(launchers());
     const words = ['y'.repeat(20_000), `it's "odd" $(touch ${dir}/pwned)`, 'tail;'];
-    const s = spawnTmuxSession({ name: 'auto-long-000013', argv: [NODE, reporter, out, ...words], cwd: dir, env: { ...baseEnv(), AD_LONG: 'z'.repeat(3000) } }, o);
+    const s = spawnTmuxSession({ name: 'auto-long-000013', argv: [NODE, reporter, out, ...words], cwd: dir, env: { ...envWithoutTmux(), AD_LONG: 'z'.repeat(3000) } }, o);
     const report = await waitFor(() => readReport(out), 'the report');
     expect(report.argv).toEqual(words);
     expect(report.env.AD_LONG).toBe('z'.repeat(3000));
@@ -332,7 +325,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
   it('streams raw output to onOutput listeners while subscribed', async () => {
     const o = tmuxOpts();
     const dir = tempDir();
-    const s = spawnTmuxSession({ name: 'auto-output-000014', argv: [NODE, script(dir, 'reader.cjs', READER), 'out'], cwd: dir, env: baseEnv() }, o);
+    const s = spawnTmuxSession({ name: 'auto-output-000014', argv: [NODE, script(dir, 'reader.cjs', READER), 'out'], cwd: dir, env: envWithoutTmux() }, o);
     await waitFor(() => screenText(s).includes('READY out'), 'READY');
     let text = '';
     const off = s.onOutput((d) => {
@@ -347,7 +340,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
   it('treats the session vanishing as an exit', async () => {
     const o = tmuxOpts();
     const name = 'auto-vanish-000015';
-    const s = spawnTmuxSession({ name, argv: [NODE, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], cwd: tempDir(), env: baseEnv() }, o);
+    const s = spawnTmuxSession({ name, argv: [NODE, '-e', 'console.log("up"); setInterval(() => {}, 1000)'], cwd: tempDir(), env: envWithoutTmux() }, o);
     const seen = exits(s);
     await waitFor(() => screenText(s).includes('up'), 'up');
     execFileSync(check.ok ? check.program : 'tmux', ['-L', o.socket!, 'kill-session', '-t', `=${name}`]);
@@ -359,7 +352,7 @@ describe.skipIf(!check.ok)(`tmux backend${check.ok ? ` (${check.version})` : ` (
 
   it('refuses a cwd that does not exist and explains a missing tmux in one line', () => {
     const o = tmuxOpts();
-    expect(() => spawnTmuxSession({ name: 'auto-nocwd-000016', argv: [NODE], cwd: '/nonexistent/autodeck', env: baseEnv() }, o)).toThrow(/working directory not found/);
+    expect(() => spawnTmuxSession({ name: 'auto-nocwd-000016', argv: [NODE], cwd: '/nonexistent/autodeck', env: envWithoutTmux() }, o)).toThrow(/working directory not found/);
     const missing = tmuxAvailable({ tmux: '/nonexistent/bin/tmux' });
     expect(missing.ok).toBe(false);
     if (!missing.ok) expect(missing.message).toMatch(/^[^\n]*tmux 3\.3 or later[^\n]*$/);
