@@ -52,6 +52,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     const detachByte = controlKeyByte(settings.detachKey);
     // Ink reads keys through this: one key per read (see KeyInput), and nothing read while Ink is away.
     const keys = new KeyInput(stdin);
+    cleanup.push(() => keys.release());
     stdout.write(ENTER_ALT_SCREEN);
     cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
 
@@ -72,6 +73,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       const next = await new Promise<Next>((resolve) => {
         resolveNext = resolve;
         if (signalled) return resolve({ kind: 'quit' });
+        keys.hold();
         instance = render(
           <ThemeContext.Provider value={theme}>
             <ModelContext.Provider value={model}>
@@ -94,6 +96,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       instance?.unmount();
       instance?.cleanup();
       instance = undefined;
+      keys.release();
       if (next.kind === 'quit') break;
       const taken = model.takeSession(next.key);
       if (!taken) {

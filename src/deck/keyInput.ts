@@ -97,6 +97,8 @@ export class KeyInput extends EventEmitter {
   private listening = false;
   /** A key was handed out this round; the next waits for the next round. */
   private handedOut = false;
+  /** Raw mode is ours to keep (see hold). */
+  private held = false;
 
   constructor(private readonly real: InkInput) {
     super();
@@ -107,11 +109,10 @@ export class KeyInput extends EventEmitter {
       }
     });
     this.on('removeListener', (event) => {
+      // Keys already read stay queued: Ink lets go between one dialog and the next.
       if (event === 'readable' && this.listenerCount('readable') === 0 && this.listening) {
         this.listening = false;
         real.off('readable', this.onReadable);
-        this.queue = [];
-        this.decoder = new StringDecoder('utf8');
       }
     });
   }
@@ -124,8 +125,26 @@ export class KeyInput extends EventEmitter {
     return this.real.isRaw === true;
   }
 
+  /**
+   * Raw mode from now until release(), whatever Ink asks. Ink turns raw mode off whenever
+   * no component listens for keys, as between a closing dialog and the table: a key typed
+   * then is cooked by the terminal (Enter arrives as a line feed, Ctrl-C as SIGINT).
+   */
+  hold(): void {
+    this.held = true;
+    if (this.real.isTTY) this.real.setRawMode?.(true);
+  }
+
+  /** Gives the terminal back (before an attach, on quit): raw mode off, keys not yet taken dropped. */
+  release(): void {
+    this.held = false;
+    if (this.real.isTTY) this.real.setRawMode?.(false);
+    this.queue = [];
+    this.decoder = new StringDecoder('utf8');
+  }
+
   setRawMode(mode: boolean): this {
-    this.real.setRawMode?.(mode);
+    if (!this.held) this.real.setRawMode?.(mode);
     return this;
   }
 

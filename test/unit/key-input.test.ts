@@ -53,4 +53,35 @@ describe('key input for Ink', () => {
     keys.off('readable', reader);
     expect(tty.listenerCount('readable')).toBe(0); // the terminal is free for an attached agent
   });
+
+  it('holds raw mode across the moments Ink lets go of the keys, and keeps the keys read meanwhile', async () => {
+    const tty = new FakeTty();
+    const keys = new KeyInput(tty);
+    keys.hold();
+    expect(tty.isRaw).toBe(true);
+    const got: string[] = [];
+    const reader = (): void => {
+      let k: string | null;
+      while ((k = keys.read()) !== null) got.push(k);
+    };
+    keys.on('readable', reader);
+    tty.push('ab');
+    // Between a closing dialog and the table, Ink turns raw mode off and stops listening.
+    keys.setRawMode(false);
+    keys.off('readable', reader);
+    expect(tty.isRaw).toBe(true);
+    keys.setRawMode(true);
+    keys.on('readable', reader);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(got).toEqual(['a', 'b']);
+    // Before an attach: the terminal goes back, and what was read but not taken ('d') is dropped.
+    tty.push('cd');
+    keys.off('readable', reader);
+    keys.release();
+    expect(tty.isRaw).toBe(false);
+    keys.setRawMode(false);
+    keys.on('readable', reader);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(got).toEqual(['a', 'b', 'c']);
+  });
 });
