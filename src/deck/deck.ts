@@ -36,8 +36,10 @@ function lastRunOf(r: RunRow): LastRun {
   return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced };
 }
 
-/** How often modules and other processes' loops are read again; own loops are live. */
+/** How often other processes' loops are looked at again; own loops are live. */
 export const DECK_REFRESH_MS = 1000;
+/** How often the folders under the roots are read again (new modules, lifecycle status). */
+export const MODULES_REFRESH_MS = 5000;
 
 /**
  * Loop fields no screen shows: they change on every heartbeat (the screen hash) or lease
@@ -70,6 +72,10 @@ export class Deck extends EventEmitter<{ change: [] }> {
   private modules: { name: string; dir: string; lifecycle: LifecycleStatus }[] = [];
   private others: LoopRow[] = [];
   private lastRuns = new Map<string, LastRun>();
+  /** The database's data_version at the last read of other processes' rows. */
+  private seenVersion: number | undefined;
+  private modulesReadAt = 0;
+  private ownKeys = '';
   private readonly timer: NodeJS.Timeout;
   private readonly onSupervisorChange = (): void => this.rebuild();
   // A run of this process shows its outcome at once, not at the next poll.
@@ -88,7 +94,7 @@ export class Deck extends EventEmitter<{ change: [] }> {
     this.poll();
     supervisor.on('change', this.onSupervisorChange);
     supervisor.on('ended', this.onEnded);
-    this.timer = setInterval(() => this.poll(), DECK_REFRESH_MS);
+    this.timer = setInterval(() => this.refresh(), DECK_REFRESH_MS);
     this.timer.unref();
   }
 
@@ -99,17 +105,45 @@ export class Deck extends EventEmitter<{ change: [] }> {
     return () => this.off('change', listener);
   };
 
-  /** Reads the modules under the roots and the loops of other processes again. */
+  /** Reads the modules under the roots and the loops of other processes again, now. */
   poll(): void {
+    this.readModules();
+    this.readStore();
+    this.rebuild();
+  }
+
+  /**
+   * The timer's look: folders every few seconds, the database only when another
+   * connection wrote to it; the rows are rebuilt each time all the same, because whether
+   * another process's owner is alive depends on the clock, not on a write.
+   */
+  private refresh(): void {
+    if (this.now() - this.modulesReadAt >= MODULES_REFRESH_MS) this.readModules();
+    if (this.store.dataVersion() !== this.seenVersion) this.readStore();
+    this.rebuild();
+  }
+
+  private readModules(): void {
+    this.modulesReadAt = this.now();
     this.modules = discoverModules(this.roots).map((m) => ({ name: m.name, dir: m.dir, lifecycle: readModuleInfo(m.dir).status }));
+  }
+
+  private readStore(): void {
+    this.seenVersion = this.store.dataVersion();
     const mine = new Set(this.supervisor.active().map((l) => l.taskDir));
     this.others = this.store.loops.list().filter((row) => !mine.has(row.taskDir));
     this.lastRuns = new Map([...this.store.runs.latestByTaskDir()].map(([dir, r]) => [dir, lastRunOf(r)]));
-    this.rebuild();
   }
 
   private rebuild(): void {
     const own = new Map(this.supervisor.active().map((l) => [l.taskDir, l.row]));
+    // Loops this process took up or let go change what "other processes' loops" means
+    // without another connection writing: read those again at the next look.
+    const ownKeys = [...own.keys()].join('\n');
+    if (ownKeys !== this.ownKeys) {
+      this.ownKeys = ownKeys;
+      this.seenVersion = undefined;
+    }
     const others = new Map(this.others.filter((r) => !own.has(r.taskDir)).map((r) => [r.taskDir, r]));
     const here = { host: this.supervisor.host, now: this.now() };
     const rows: DeckRow[] = this.modules.map((m) => {

@@ -77,6 +77,7 @@ export class LiveModel implements DashboardModel {
   private readonly events$ = new EventEmitter<{ change: [] }>();
   private eventsVersion = 0;
   private lastEventId = 0;
+  private seenVersion: number | undefined;
   private readonly poller: NodeJS.Timeout;
   private readonly feeds = new Map<string, { session: Session; feed: ScreenFeed }>();
   // An event of this process: shown now, and its id noted so the poll does not show it again.
@@ -145,6 +146,10 @@ export class LiveModel implements DashboardModel {
 
   private pollEvents(): void {
     try {
+      // Own events arrive through onEvent; only another connection's write can add one unseen.
+      const version = this.store.dataVersion();
+      if (version === this.seenVersion) return;
+      this.seenVersion = version;
       const newest = this.store.events.list(1).at(-1)?.id ?? 0;
       if (newest <= this.lastEventId) return;
       this.lastEventId = newest;

@@ -25,6 +25,14 @@ export class Store {
     return new Store(openDb(path));
   }
 
+  /**
+   * A number that changes when another connection (another autodeck, a CLI command)
+   * commits; this connection's own writes leave it alone. Polling it costs no table read.
+   */
+  dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
   /** Runs `fn` in one transaction: a batch of updates costs one commit. */
   tx<T>(fn: () => T): T {
     return this.db.transaction(fn)();

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { SIM_AGENT } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
@@ -25,14 +25,14 @@ afterEach(async () => {
   deck = supervisor = store = undefined;
 });
 
-function setup(): Deck {
+function setup(now?: () => number): Deck {
   const { value: settings, errors } = resolveSettings({
     flags: { db: ws.db, root: [ws.root], agent: SIM_AGENT, heartbeat: '0.5' }, env: ws.env, cwd: ws.dir,
   });
   expect(errors).toEqual([]);
   store = Store.open(ws.db);
   supervisor = new Supervisor({ store, settings, env: ws.env });
-  deck = new Deck(supervisor, store, settings.roots);
+  deck = new Deck(supervisor, store, settings.roots, now);
   return deck;
 }
 
@@ -81,5 +81,39 @@ describe('the deck', () => {
     d.poll();
     expect(d.getSnapshot().rows[0]).not.toBe(rows[0]);
     expect(d.getSnapshot().rows[0]!.loop!.iteration).toBe(4);
+  });
+
+  it('reads other processes\' loops when another connection wrote, and the folders every few seconds', async () => {
+    ws = makeWorkspace();
+    const m = ws.module('watched');
+    let clock = Date.now();
+    const d = setup(() => clock);
+    const reads = vi.spyOn(store!.loops, 'list');
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+    // Nothing written by anyone: the timer's looks read no table.
+    await sleep(2300);
+    expect(reads).not.toHaveBeenCalled();
+
+    // Another process starts a loop: it shows within about a second.
+    const other = Store.open(ws.db);
+    try {
+      const now = new Date().toISOString();
+      other.loops.insert({
+        session: sessionName('watched', m), taskDir: m, taskName: 'watched', root: ws.root, maxIterations: 20, timeoutMinutes: 30, startedAt: now,
+        backend: 'pty', ownerHeartbeatAt: now, agentArgv: [], settings: {}, ownerPid: process.ppid, ownerHost: supervisor!.host,
+      });
+    } finally {
+      other.close();
+    }
+    await waitFor(() => d.getSnapshot().rows[0]?.loop, 'the other process\'s loop', 3000);
+    expect(d.getSnapshot().rows[0]).toMatchObject({ here: false, ownerAlive: true });
+
+    // A new folder waits for the next read of the roots, a few seconds apart.
+    ws.module('added-later');
+    await sleep(1300);
+    expect(d.getSnapshot().rows.map((r) => r.name)).toEqual(['watched']);
+    clock += 5000;
+    await waitFor(() => (d.getSnapshot().rows.length === 2 ? true : undefined), 'the new module', 3000);
+    expect(d.getSnapshot().rows.map((r) => r.name)).toEqual(['added-later', 'watched']);
   });
 });
