@@ -2,7 +2,7 @@ import { useEffect, useReducer, useRef, type ReactElement } from 'react';
 import { Box, Text, useInput } from 'ink';
 import { commandForKey, type CommandId } from '../src/keymap.js';
 import { printable } from '../src/format/event.js';
-import { breakpointFor, columnsFor } from '../src/deck/layout.js';
+import { breakpointFor, columnsFor, tableOverflows } from '../src/deck/layout.js';
 import { Table } from './Table.js';
 import { Footer } from './Footer.js';
 import { Help } from './Help.js';
@@ -185,6 +185,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
             columns={columnsFor(breakpoint)}
             selected={index}
             height={tableHeight}
+            width={width}
             limits={model.settings}
             emptyText={ui.filter ? `no module matches "${ui.filter}"` : 'no task modules under the roots'}
           />
@@ -199,7 +200,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       <Box>
         <Text bold color={theme.accent} wrap="truncate-end">{`${title}  ${running} running · ${allRows.length} modules${ui.filter ? ` · filter "${printable(ui.filter)}"` : ''}`}</Text>
       </Box>
-      <Box flexDirection="column" height={body} overflow="hidden">
+      <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint), width) ? 'hidden' : 'visible'}>
         {main}
       </Box>
       {overlay.kind === 'filter'
@@ -208,7 +209,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
             dispatch({ type: 'close' });
           }} />
         : <Text color={ui.message?.tone === 'error' ? theme.error : undefined} wrap="truncate-end">{ui.message ? `${ui.message.tone === 'error' ? '✗ ' : ''}${ui.message.text}` : ' '}</Text>}
-      <Footer ctx={{ row }} breakpoint={breakpoint} />
+      <Footer row={row} breakpoint={breakpoint} />
     </Box>
   );
 }

@@ -31,7 +31,7 @@ export function DetailPane({ row, height, width }: { row: DeckRow; height: numbe
   const tail = screen.slice(Math.max(0, screen.length - budget.screen));
   const screenNote = row.here ? (tail.length === 0 ? '(no agent screen)' : undefined) : row.loop ? '(the agent runs in another autodeck; its screen is there)' : '(no loop)';
   return (
-    <Box flexDirection="column" height={height} overflow="hidden">
+    <Box flexDirection="column" height={height} overflowY="hidden">
       <Text bold color={theme.accent} wrap="truncate-end">{`── ${printable(row.name)} ${'─'.repeat(Math.max(0, width - printable(row.name).length - 4))}`}</Text>
       {budget.screen > 0 && screenNote ? <Text dimColor={theme.dim} wrap="truncate-end">{screenNote}</Text> : null}
       {tail.map((l, i) => (

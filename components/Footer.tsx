@@ -1,14 +1,20 @@
+import { memo } from 'react';
 import { Box, Text } from 'ink';
-import { COMMANDS, keyLabel, type KeyContext } from '../src/keymap.js';
+import type { DeckRow } from '../src/deck/deck.js';
+import { COMMANDS, keyLabel } from '../src/keymap.js';
 import type { Breakpoint } from '../src/deck/layout.js';
 import { useTheme } from './theme.js';
 
 /** Commands a narrow footer leaves to the help overlay: moving is known, the rest is one `?` away. */
 const NARROW_HIDDEN = new Set(['up', 'down', 'log', 'filter', 'forceStop']);
 
-/** The footer: every command's key and short label from the command table; unavailable ones dimmed (or left out when narrow). */
-export function Footer({ ctx, breakpoint }: { ctx: KeyContext; breakpoint: Breakpoint }) {
+/**
+ * The footer: every command's key and short label from the command table; unavailable ones
+ * dimmed (or left out when narrow). Drawn again only when the selected row or the width changed.
+ */
+export const Footer = memo(function Footer({ row, breakpoint }: { row: DeckRow | undefined; breakpoint: Breakpoint }) {
   const theme = useTheme();
+  const ctx = { row };
   const items = COMMANDS.filter((c) => c.id !== 'down').filter((c) => breakpoint === 'wide' || !NARROW_HIDDEN.has(c.id)).map((c) => {
     const keys = c.id === 'up' ? '↑↓' : keyLabel(c.keys[0]!);
     const label = c.id === 'up' ? 'move' : c.label;
@@ -24,4 +30,4 @@ export function Footer({ ctx, breakpoint }: { ctx: KeyContext; breakpoint: Break
       </Text>
     </Box>
   );
-}
+});

@@ -1,10 +1,9 @@
-import { useRef } from 'react';
+import { Fragment, useMemo, useRef, type ReactNode } from 'react';
 import { Box, Text } from 'ink';
 import type { DeckRow } from '../src/deck/deck.js';
-import { visibleWindow, type Column } from '../src/deck/layout.js';
-import type { CellLimits } from '../src/deck/cells.js';
-import { Row } from './Row.js';
-import { useTheme } from './theme.js';
+import { columnWidths, cutCell, fitCell, visibleWindow, MARK_WIDTH, type Column } from '../src/deck/layout.js';
+import { rowCells, type CellLimits, type RowCells } from '../src/deck/cells.js';
+import { useTheme, type Theme } from './theme.js';
 import { useNow } from './hooks/useNow.js';
 
 interface TableProps {
@@ -13,14 +12,61 @@ interface TableProps {
   selected: number;
   /** Lines available, the header included. */
   height: number;
+  /** Columns available. */
+  width: number;
   limits: CellLimits;
   emptyText: string;
 }
 
 const isLive = (r: DeckRow): boolean => r.loop !== undefined && r.loop.status !== 'failed' && r.loop.status !== 'suspended';
 
-/** The module table: a header and as many rows as fit, scrolled to keep the selection in view. */
-export function Table({ rows, columns, selected, height, limits, emptyText }: TableProps) {
+/** One line of a column: its text, and a style when it has one. */
+interface Line {
+  text: string;
+  color?: string | undefined;
+  bold?: boolean;
+  inverse?: boolean;
+}
+
+function columnLines(id: Column['id'], cells: readonly RowCells[], selectedLine: number, theme: Theme): Line[] {
+  return cells.map((c, i): Line => {
+    switch (id) {
+      case 'name':
+        return { text: c.elsewhere ? `↗ ${c.name}` : c.name, bold: i === selectedLine, inverse: i === selectedLine && !theme.accent };
+      case 'state':
+        return { text: `${c.state.glyph} ${c.state.word}`, color: theme.tone[c.state.tone] };
+      case 'elapsed':
+        return c.paused && c.elapsed ? { text: `‖${c.elapsed}`, color: theme.tone.warn } : { text: c.elapsed };
+      default:
+        return { text: c[id] };
+    }
+  });
+}
+
+const plain = (l: Line): boolean => !l.color && !l.bold && !l.inverse;
+
+/** A column's lines as one text: a plain string when nothing in it is styled. */
+function ColumnText({ lines }: { lines: readonly Line[] }) {
+  if (lines.every(plain)) return <Text>{lines.map((l) => l.text).join('\n')}</Text>;
+  return (
+    <Text>
+      {lines.map((l, i): ReactNode => (
+        <Fragment key={i}>
+          {i > 0 ? '\n' : ''}
+          {plain(l) ? l.text : <Text color={l.color} bold={l.bold} inverse={l.inverse}>{l.text}</Text>}
+        </Fragment>
+      ))}
+    </Text>
+  );
+}
+
+/**
+ * The module table: a header and as many rows as fit, scrolled to keep the selection in
+ * view. Drawn by column, one text per column, cells cut to width here: the clock redraws
+ * every running row each second, and a box per cell made each such frame several times
+ * dearer in layout and rendering than these few texts.
+ */
+export function Table({ rows, columns, selected, height, width, limits, emptyText }: TableProps) {
   // The clock lives here, not at the root: a tick re-renders the table, not the whole screen.
   // Elapsed times tick each second while a loop runs; otherwise only "ended 3m ago" moves.
   const now = useNow(rows.some(isLive) ? 1000 : 30_000);
@@ -31,20 +77,28 @@ export function Table({ rows, columns, selected, height, limits, emptyText }: Ta
   // A scrolled table gives one line to say so.
   const win = visibleWindow(rows.length, Math.max(0, selected), more ? Math.max(1, capacity - 1) : capacity, start.current);
   start.current = win.start;
+  const widths = useMemo(() => columnWidths(columns, width), [columns, width]);
+  const shown = rows.slice(win.start, win.end);
+  const cells = shown.map((r) => rowCells(r, isLive(r) || r.lastRun ? now : 0, limits));
+  const selectedLine = selected - win.start;
   return (
     <Box flexDirection="column">
-      <Box>
-        <Text>{'  '}</Text>
-        {columns.map((c) => (
-          <Box key={c.id} {...(c.width === undefined ? { flexGrow: 1, flexBasis: 0, minWidth: 6, paddingRight: 1 } : { width: c.width, flexShrink: 0, paddingRight: 1 })}>
-            <Text bold dimColor={theme.dim} wrap="truncate-end">{c.title}</Text>
-          </Box>
-        ))}
-      </Box>
+      <Text bold dimColor={theme.dim} wrap="truncate-end">{`${' '.repeat(MARK_WIDTH)}${columns.map((c, i) => fitCell(c.title, widths[i]!)).join('').trimEnd()}`}</Text>
       {rows.length === 0 ? <Text dimColor={theme.dim} wrap="truncate-end">{`  ${emptyText}`}</Text> : null}
-      {rows.slice(win.start, win.end).map((r, i) => (
-        <Row key={r.key} row={r} columns={columns} selected={win.start + i === selected} now={isLive(r) || r.lastRun ? now : 0} limits={limits} />
-      ))}
+      {shown.length > 0
+        ? (
+            <Box>
+              <Box width={MARK_WIDTH} flexShrink={0}>
+                <ColumnText lines={shown.map((_, i) => (i === selectedLine ? { text: '›', bold: true, color: theme.accent } : { text: '' }))} />
+              </Box>
+              {columns.map((c, ci) => (
+                <Box key={c.id} width={widths[ci]} flexShrink={0}>
+                  <ColumnText lines={columnLines(c.id, cells, selectedLine, theme).map((l) => ({ ...l, text: cutCell(l.text, widths[ci]!) }))} />
+                </Box>
+              ))}
+            </Box>
+          )
+        : null}
       {more ? <Text dimColor={theme.dim} wrap="truncate-end">{`  ${win.start + 1}-${win.end} of ${rows.length}`}</Text> : null}
     </Box>
   );

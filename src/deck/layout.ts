@@ -1,3 +1,6 @@
+import cliTruncate from 'cli-truncate';
+import stringWidth from 'string-width';
+
 /** Named widths (SPEC 7): full table, fewer columns, a tmux side pane. */
 export type Breakpoint = 'wide' | 'normal' | 'side';
 
@@ -31,9 +34,13 @@ const BY_BREAKPOINT: Record<Breakpoint, [ColumnId, number?][]> = {
   side: [['name'], ['state', 11], ['iteration', 7], ['elapsed', 10]],
 };
 
-/** The table's columns at this width. */
-export function columnsFor(breakpoint: Breakpoint): Column[] {
-  return BY_BREAKPOINT[breakpoint].map(([id, width]) => (width === undefined ? { id, title: TITLES[id] } : { id, title: TITLES[id], width }));
+const COLUMNS = Object.fromEntries(Object.entries(BY_BREAKPOINT).map(([b, list]) => [
+  b, Object.freeze(list.map(([id, width]): Column => (width === undefined ? { id, title: TITLES[id] } : { id, title: TITLES[id], width }))),
+])) as Record<Breakpoint, readonly Column[]>;
+
+/** The table's columns at this width: the same array each time, so memoised rows stay memoised. */
+export function columnsFor(breakpoint: Breakpoint): readonly Column[] {
+  return COLUMNS[breakpoint];
 }
 
 /**
@@ -47,4 +54,51 @@ export function visibleWindow(total: number, selected: number, capacity: number,
   if (selected < start) start = selected;
   if (selected >= start + cap) start = selected - cap + 1;
   return { start, end: start + cap };
+}
+
+/** The selection mark before each row (`› `). */
+export const MARK_WIDTH = 2;
+/** A shared column (name, step) never gets less than this. */
+const MIN_SHARED_WIDTH = 6;
+
+/**
+ * Each column's width at this terminal width, its one-column gap included: fixed columns
+ * as declared, the shared ones splitting what is left (the first takes the odd column).
+ * Computed here rather than by flexbox so a row can be one line of text.
+ */
+export function columnWidths(columns: readonly Column[], width: number): number[] {
+  const fixed = columns.reduce((n, c) => n + (c.width ?? 0), 0);
+  const shared = columns.filter((c) => c.width === undefined).length;
+  const left = Math.max(0, width - MARK_WIDTH - fixed);
+  const each = shared > 0 ? Math.floor(left / shared) : 0;
+  let odd = shared > 0 ? left - each * shared : 0;
+  return columns.map((c) => {
+    if (c.width !== undefined) return c.width;
+    const w = each + odd;
+    odd = 0;
+    return Math.max(MIN_SHARED_WIDTH, w);
+  });
+}
+
+/**
+ * Whether the table is wider than the terminal (below about 40 columns): only then does
+ * the screen clip sideways, since clipping every line of every frame costs more than the
+ * rest of drawing it.
+ */
+export function tableOverflows(columns: readonly Column[], width: number): boolean {
+  return MARK_WIDTH + columnWidths(columns, width).reduce((n, w) => n + w, 0) > width;
+}
+
+/**
+ * `text` made exactly `width` terminal columns: cut with an ellipsis to leave the last
+ * column as the gap, then padded. Wide characters count double, as the terminal draws them.
+ */
+export function fitCell(text: string, width: number): string {
+  const cut = cutCell(text, width);
+  return cut + ' '.repeat(Math.max(0, width - stringWidth(cut)));
+}
+
+/** `text` cut with an ellipsis to fit a column of `width`, leaving its last column as the gap. */
+export function cutCell(text: string, width: number): string {
+  return width <= 1 ? '' : cliTruncate(text, width - 1);
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { renderApp, KEYS, type Rendered } from '../helpers/renderApp.js';
 import { FakeModel, FakeScreen, loopRow, moduleRow } from '../helpers/fakeModel.js';
 import { COMMANDS } from '../../src/keymap.js';
+import displayWidth from 'string-width';
 
 // The dashboard's components against a fake model: what a person sees at each width,
 // and what each key asks the supervisor to do.
@@ -52,13 +53,32 @@ describe('the table at each width', () => {
     expect(f).toContain('▶ running');
   });
 
-  it.each([40, 80, 120])('at %i columns no line is wider than the terminal and the frame is shorter than it', async (columns) => {
+  it.each([30, 40, 80, 120])('at %i columns no line is wider than the terminal and the frame is shorter than it', async (columns) => {
     const rows = Array.from({ length: 40 }, (_, i) => moduleRow(`module-with-a-rather-long-name-${String(i).padStart(2, '0')}`, { loop: loopRow(`/ws/AiTasks/m${i}`) }));
     app = renderApp({ model: new FakeModel(rows), columns, rows: 12 });
-    const f = await app.waitForFrame((f) => f.includes('module-'), 'the modules');
+    const f = await app.waitForFrame((f) => f.includes('modu') && f.includes('▶ running'), 'the modules');
     expect(lines(f).length).toBeLessThan(12);
     for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
     expect(f).toMatch(/of 40/); // says it is scrolled
+  });
+
+  it('keeps every column in line under its heading, wide characters and marks included', async () => {
+    const model = new FakeModel([
+      moduleRow('日本語-モジュール-とても長い名前', { loop: loopRow('/ws/AiTasks/jp', { status: 'stalled' }) }),
+      moduleRow('plain', { loop: loopRow('/ws/AiTasks/plain', { quotaWaitSince: new Date().toISOString(), status: 'quota_wait' }) }),
+      moduleRow('theirs', { here: false, ownerAlive: true, loop: loopRow('/ws/AiTasks/theirs') }),
+    ]);
+    app = renderApp({ model, columns: 120, color: true });
+    const f = await app.waitForFrame((f) => f.includes('theirs'), 'the rows');
+    const plainLines = lines(f).map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
+    const columnOf = (line: string, text: string): number => displayWidth(line.slice(0, line.indexOf(text)));
+    const header = plainLines.find((l) => l.includes('MODULE'))!;
+    for (const [heading, cell] of [['STATE', /[!‖▶] \w+/], ['ITER', /\d+\/20/], ['ELAPSED', /‖?\d+:\d\d\/30m/]] as const) {
+      const rows = plainLines.filter((l) => /\d\/20 /.test(l));
+      expect(rows).toHaveLength(3);
+      for (const row of rows) expect(columnOf(row, cell.exec(row)![0]), `${heading} in "${row}"`).toBe(columnOf(header, heading));
+    }
+    for (const l of plainLines) expect(displayWidth(l)).toBeLessThanOrEqual(120);
   });
 
   it('follows a resize from 120 to 45 columns without garbage', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clockDuration, rowCells, shortAge, stateCell } from '../../src/deck/cells.js';
-import { breakpointFor, columnsFor, visibleWindow } from '../../src/deck/layout.js';
+import { breakpointFor, columnWidths, columnsFor, cutCell, fitCell, tableOverflows, visibleWindow, MARK_WIDTH } from '../../src/deck/layout.js';
+import stringWidth from 'string-width';
 import { nextField, validateStartForm } from '../../src/deck/startForm.js';
 import { screenLines } from '../../src/deck/screenFeed.js';
 import { loopRow, moduleRow } from '../helpers/fakeModel.js';
@@ -78,6 +79,32 @@ describe('layout', () => {
     const fixed = columnsFor(bp).reduce((n, c) => n + (c.width ?? 0), 0);
     const flexible = columnsFor(bp).filter((c) => c.width === undefined).length;
     expect((width - 2 - fixed) / flexible).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each([['wide', 120], ['wide', 101], ['normal', 80], ['normal', 61], ['side', 45]] as const)('%s columns at %i fill the width exactly', (bp, width) => {
+    const widths = columnWidths(columnsFor(bp), width);
+    expect(MARK_WIDTH + widths.reduce((n, w) => n + w, 0)).toBe(width);
+    // fixed columns keep their width; the shared ones differ by one column at most
+    columnsFor(bp).forEach((c, i) => c.width !== undefined && expect(widths[i]).toBe(c.width));
+    const shared = widths.filter((_, i) => columnsFor(bp)[i]!.width === undefined);
+    expect(Math.max(...shared) - Math.min(...shared)).toBeLessThanOrEqual(1);
+    expect(tableOverflows(columnsFor(bp), width)).toBe(false);
+  });
+
+  it('below 40 columns the table is wider than the terminal, and says so', () => {
+    expect(tableOverflows(columnsFor('side'), 30)).toBe(true);
+    expect(columnWidths(columnsFor('side'), 30)[0]).toBe(6);
+  });
+
+  it('cuts a cell to leave its last column as the gap, counting wide characters as two', () => {
+    expect(cutCell('check PASS -> exec', 12)).toBe('check PASS…');
+    expect(cutCell('short', 12)).toBe('short');
+    expect(cutCell('anything', 1)).toBe('');
+    expect(stringWidth(cutCell('日本語-モジュール', 9))).toBeLessThanOrEqual(8);
+    for (const text of ['日本語-モジュール', 'plain', '▶ running', '']) {
+      expect(stringWidth(fitCell(text, 9))).toBe(9);
+      expect(fitCell(text, 9).endsWith(' ')).toBe(true);
+    }
   });
 
   it('keeps the selection in view, moving the window as little as it can', () => {
