@@ -1,20 +1,18 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useReducer } from 'react';
 
-/** The time, updated every `intervalMs` while `active`; elapsed columns tick with it. */
+/**
+ * The time of this render, and a render again `intervalMs` after it. Any render counts
+ * as a tick: when a signal has just redrawn the table, the clock waits a full interval
+ * from there instead of drawing another frame a moment later. So elapsed cells move each
+ * second, never lag by a second or more, and a busy table costs one frame a second, not two.
+ */
 export function useNow(intervalMs = 1000, active = true): number {
-  const [now, setNow] = useState(Date.now);
+  const [, tick] = useReducer((n: number) => n + 1, 0);
+  const now = Date.now();
   useEffect(() => {
     if (!active) return;
-    // Aligned to the wall-clock second, so every elapsed cell changes together.
-    let timer: NodeJS.Timeout;
-    const schedule = (): void => {
-      timer = setTimeout(() => {
-        setNow(Date.now());
-        schedule();
-      }, intervalMs - (Date.now() % intervalMs) + 5);
-    };
-    schedule();
+    const timer = setTimeout(tick, intervalMs);
     return () => clearTimeout(timer);
-  }, [intervalMs, active]);
+  });
   return now;
 }
