@@ -114,13 +114,20 @@ export class Deck extends EventEmitter<{ change: [] }> {
 
   /**
    * The timer's look: folders every few seconds, the database only when another
-   * connection wrote to it; the rows are rebuilt each time all the same, because whether
-   * another process's owner is alive depends on the clock, not on a write.
+   * connection wrote to it. Rows of other processes are rebuilt each time all the same:
+   * whether their owner is alive depends on the clock, not on a write.
    */
   private refresh(): void {
-    if (this.now() - this.modulesReadAt >= MODULES_REFRESH_MS) this.readModules();
-    if (this.store.dataVersion() !== this.seenVersion) this.readStore();
-    this.rebuild();
+    let read = false;
+    if (this.now() - this.modulesReadAt >= MODULES_REFRESH_MS) {
+      this.readModules();
+      read = true;
+    }
+    if (this.store.dataVersion() !== this.seenVersion) {
+      this.readStore();
+      read = true;
+    }
+    if (read || this.others.length > 0) this.rebuild();
   }
 
   private readModules(): void {
