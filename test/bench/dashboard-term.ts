@@ -5,6 +5,9 @@ import { alive } from './proc.js';
 
 const { Terminal } = xtermHeadless;
 
+/** Synchronized output begins (DEC mode 2026): Ink writes it before each frame. */
+const BEGIN_FRAME = Buffer.from('\x1b[?2026h');
+
 export const COLS = 120;
 export const ROWS = 40;
 
@@ -30,6 +33,8 @@ export class DashboardTerm {
   bytes = 0;
   /** Chunks (reads) from the pty so far. */
   chunks = 0;
+  /** Frames drawn so far: Ink opens each with the synchronized-output mark. */
+  frames = 0;
   /** performance.now() of the first byte read, if any. */
   firstByteAt: number | undefined;
   /** Bumped after each chunk the emulator has parsed. */
@@ -57,6 +62,7 @@ export class DashboardTerm {
       this.firstByteAt ??= performance.now();
       this.bytes += chunk.length;
       this.chunks++;
+      for (let at = chunk.indexOf(BEGIN_FRAME); at >= 0; at = chunk.indexOf(BEGIN_FRAME, at + 1)) this.frames++;
       if (this.disposed) return;
       this.term.write(chunk, () => {
         this.version++;

@@ -318,6 +318,7 @@ interface Window {
   cpuShare: number;
   bytes: number;
   chunks: number;
+  frames: number;
   rssKiB: number;
   hwmKiB: number;
   peakRssKiB: number;
@@ -329,6 +330,7 @@ async function measureWindow(t: DashboardTerm, seconds: number): Promise<Window>
   const c0 = cpuTicks(t.pid);
   const b0 = t.bytes;
   const k0 = t.chunks;
+  const f0 = t.frames;
   const t0 = performance.now();
   let peak = 0;
   const end = t0 + seconds * 1000;
@@ -342,7 +344,7 @@ async function measureWindow(t: DashboardTerm, seconds: number): Promise<Window>
   const mem = memoryKiB(t.pid);
   const secs = (t1 - t0) / 1000;
   return {
-    seconds: secs, cpuShare: (c1 - c0) / tick / secs, bytes: t.bytes - b0, chunks: t.chunks - k0,
+    seconds: secs, cpuShare: (c1 - c0) / tick / secs, bytes: t.bytes - b0, chunks: t.chunks - k0, frames: t.frames - f0,
     rssKiB: mem.rss, hwmKiB: mem.hwm, peakRssKiB: Math.max(peak, mem.rss),
   };
 }
@@ -517,7 +519,7 @@ async function main(): Promise<number> {
     check('  resident memory at the end (VmRSS)', `${f1(load.rssKiB / 1024)} MB`, target ? `< ${RSS_MB} MB` : '(info)', judge(load.rssKiB / 1024 < RSS_MB));
     check('  peak resident memory (VmHWM, whole life)', `${f1(load.hwmKiB / 1024)} MB`, target ? `< ${RSS_MB} MB` : '(info)', judge(load.hwmKiB / 1024 < RSS_MB));
     check('  signals during the window; loops running at its end', `${signals} (${(signals / load.seconds).toFixed(1)}/s); ${stillRunning}/${MODULES} (${shownRunning} rows shown running)`, '(info)', undefined);
-    check('  bytes to the terminal', `${f1(load.bytes / load.seconds)} B/s (${load.bytes} B in ${load.chunks} writes)`, '(info)', undefined);
+    check('  bytes to the terminal; frames drawn', `${f1(load.bytes / load.seconds)} B/s (${load.bytes} B in ${load.chunks} writes); ${load.frames > 0 ? `${(load.frames / load.seconds).toFixed(2)} frames/s` : 'frames not marked (Ink leaves them unmarked when CI is set)'}`, '(info)', undefined);
     if (stillRunning < MODULES) warnings.push(`only ${stillRunning} of ${MODULES} simulated loops (${step} s steps) were still running at the end of the window.`);
   }
 
