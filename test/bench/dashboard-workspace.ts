@@ -31,8 +31,11 @@ export class DeckWorkspace {
   private readonly loops: LoopRows;
   private removed = false;
 
-  /** `sim`: `{stepSeconds}` per step and enough `(step-N)` steps never to finish. */
-  constructor(count: number, readonly kind: AgentKind, stepSeconds = 3) {
+  /**
+   * `sim`: `{stepSeconds}` per step and enough `(step-N)` steps never to finish; with
+   * `floodLines`, each agent prints that many lines in its first step.
+   */
+  constructor(count: number, readonly kind: AgentKind, stepSeconds = 3, floodLines = 0) {
     this.dir = realpathSync(mkdtempSync(join(tmpdir(), 'autodeck-deckbench-')));
     mkdirSync(join(this.dir, '.git'));
     mkdirSync(join(this.dir, 'home'));
@@ -45,7 +48,10 @@ export class DeckWorkspace {
       mkdirSync(m, { recursive: true });
       writeFileSync(join(m, '.index.json'), JSON.stringify({ status: 'planning', title: name }));
       writeFileSync(join(m, '.target.md'), `# Target\n\nDashboard benchmark module ${name}.\n`);
-      if (kind === 'sim') writeFileSync(join(m, '.sim.json'), JSON.stringify({ stepSeconds, steps: 100_000 }));
+      if (kind === 'sim') {
+        const flood = floodLines > 0 ? { flood: { atIteration: 1, lines: floodLines } } : {};
+        writeFileSync(join(m, '.sim.json'), JSON.stringify({ stepSeconds, steps: 100_000, ...flood }));
+      }
       this.names.push(name);
       this.modules.push(realpathSync(m));
     }
