@@ -46,3 +46,27 @@ export function borrowInput(input: AttachInput, raw: boolean): () => void {
     else input.pause?.();
   };
 }
+
+/** What of a Node tty stream's internals stopReading touches (those Node's own pause handler does). */
+interface ReadingHandle {
+  _handle?: { reading?: boolean; readStop?: () => unknown } | null;
+  _readableState?: { reading?: boolean };
+}
+
+/**
+ * Stops `input` reading the terminal now, so another process (the tmux client) gets every
+ * byte. pause() alone is not enough: Node stops a tty's reads only on a 'pause' event, which
+ * a stream already paused does not emit, and a stream that had a 'readable' listener (Ink's)
+ * keeps its read going after the listener leaves. Seen as a tmux client that never drew: the
+ * dashboard took the terminal's answers to its queries. The next reader starts reads again
+ * the public way (a 'readable' or 'data' listener, resume()). Does nothing to other streams.
+ */
+export function stopReading(input: AttachInput): void {
+  input.pause?.();
+  const internals = input as unknown as ReadingHandle;
+  const handle = internals._handle;
+  if (!handle?.reading || typeof handle.readStop !== 'function') return;
+  handle.reading = false;
+  if (internals._readableState) internals._readableState.reading = false;
+  handle.readStop();
+}

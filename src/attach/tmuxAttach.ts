@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { TmuxSession } from '../sessions/tmux.js';
-import { borrowInput, type AttachInput, type AttachIo, type AttachOutput, type AttachResult } from './io.js';
+import { borrowInput, stopReading, type AttachInput, type AttachIo, type AttachOutput, type AttachResult } from './io.js';
 import { tmuxKeyName } from './keys.js';
 import { RESET_TERMINAL_MODES } from './modes.js';
 
@@ -45,9 +45,8 @@ export async function tmuxAttach(session: TmuxSession, io: AttachIo, detachByte:
   });
   const restoreInput = borrowInput(io.input, false);
   try {
-    io.input.pause?.();
-    // process.stdin stops reading the terminal one tick after a pause: only then is every key tmux's.
-    await new Promise((r) => setImmediate(r));
+    // Every byte of the terminal is the tmux client's from here: keys, and the answers to its queries.
+    stopReading(io.input);
     const { code, stderr } = await runClient(cmd, stdin, stdout);
     attached = false;
     if (session.pollExit()) return 'exited';

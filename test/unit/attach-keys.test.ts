@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detachSequences, inputSplitter, splitAtDetach, tmuxKeyName } from '../../src/attach/keys.js';
 import { controlKeyByte } from '../../src/config/settings.js';
+import { stopReading } from '../../src/attach/io.js';
 
 const Q = '\x11'; // ctrl-q
 const seqs = detachSequences(Q);
@@ -60,5 +61,28 @@ describe('detach key names', () => {
     expect(() => detachSequences('q')).toThrow(/control key/);
     expect(() => detachSequences('\x11\x11')).toThrow(/control key/);
     expect(() => tmuxKeyName('\x00')).toThrow(/control key/);
+  });
+});
+
+describe('stopReading', () => {
+  it('pauses, and stops a tty read that pause() leaves running (as Node does on a pause event)', () => {
+    const calls: string[] = [];
+    const input = {
+      on() {}, off() {}, pause: () => calls.push('pause'),
+      _handle: { reading: true, readStop: () => calls.push('readStop') },
+      _readableState: { reading: true },
+    };
+    stopReading(input);
+    expect(calls).toEqual(['pause', 'readStop']);
+    expect(input._handle.reading).toBe(false);
+    expect(input._readableState.reading).toBe(false);
+    stopReading(input); // not reading any more: nothing to stop
+    expect(calls).toEqual(['pause', 'readStop', 'pause']);
+  });
+
+  it('leaves a stream without a tty handle (a test stand-in) paused, nothing more', () => {
+    const calls: string[] = [];
+    stopReading({ on() {}, off() {}, pause: () => calls.push('pause') });
+    expect(calls).toEqual(['pause']);
   });
 });
