@@ -2,6 +2,7 @@ import pty from 'node-pty';
 import xtermHeadless from '@xterm/headless';
 import xtermSerialize from '@xterm/addon-serialize';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
+import { TextScrollback } from './scrollback.js';
 
 const { Terminal } = xtermHeadless;
 const { SerializeAddon } = xtermSerialize;
@@ -10,6 +11,11 @@ export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
 /** Bounded so an agent that floods its output cannot grow our memory (SPEC 5.7). */
 export const SCROLLBACK_LINES = 1000;
+/**
+ * Of those, the newest kept by the emulator itself, colours and all; the older ones as
+ * text (TextScrollback). Enough to take the rows a resize pushes off the screen.
+ */
+export const EMULATOR_SCROLLBACK_LINES = 100;
 
 /**
  * The default backend: the agent in a node-pty pseudo-terminal owned by this process,
@@ -28,12 +34,16 @@ export class PtySession implements Session {
   private serializer: InstanceType<typeof SerializeAddon> | undefined;
   /** See Session.screenVersion: bumped once the emulator has parsed new output. */
   screenVersion = 0;
+  private readonly older = new TextScrollback(SCROLLBACK_LINES - EMULATOR_SCROLLBACK_LINES);
+  /** The emulator's oldest line while its scrollback is full: the next to be trimmed. */
+  private nextTrimmed: string | undefined;
 
   constructor(spec: SpawnSpec) {
     const cols = spec.cols ?? DEFAULT_COLS;
     const rows = spec.rows ?? DEFAULT_ROWS;
     this.name = spec.name;
-    this.term = new Terminal({ cols, rows, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
+    this.term = new Terminal({ cols, rows, scrollback: EMULATOR_SCROLLBACK_LINES, allowProposedApi: true });
+    this.term.onScroll(() => this.keepTrimmedLine());
     const [file, ...args] = spec.argv;
     if (!file) throw new Error('empty agent command');
     // node-pty execs the file directly (no shell), in a new session: pid is the group leader.
@@ -63,12 +73,37 @@ export class PtySession implements Session {
 
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
+    // Fewer rows push screen lines into the scrollback, and xterm would trim as many from
+    // its top unseen: give it room, then take the excess off ourselves, keeping its text.
+    this.term.options.scrollback = EMULATOR_SCROLLBACK_LINES + this.term.rows;
     this.term.resize(cols, rows);
+    const normal = this.term.buffer.normal;
+    const excess = normal.baseY - EMULATOR_SCROLLBACK_LINES;
+    for (let y = 0; y < excess; y++) this.older.push(normal.getLine(y)?.translateToString(true) ?? '');
+    this.term.options.scrollback = EMULATOR_SCROLLBACK_LINES;
+    // The next line to be trimmed is now line 0 if the scrollback is full, and was kept above if not.
+    this.nextTrimmed = normal.baseY >= EMULATOR_SCROLLBACK_LINES ? (normal.getLine(0)?.translateToString(true) ?? '') : undefined;
     this.screenVersion++;
     if (this.exited) return;
     try {
       this.proc.resize(cols, rows);
     } catch { /* already exited: known and harmless */ }
+  }
+
+  /**
+   * Called for each line that scrolls into the emulator's scrollback. Once that is full,
+   * each scroll trims its oldest line, which was line 0 at the scroll before: that text
+   * goes to the older scrollback. Only the normal screen has a scrollback.
+   */
+  private keepTrimmedLine(): void {
+    const buf = this.term.buffer.active;
+    if (buf.type !== 'normal') return;
+    if (buf.baseY < EMULATOR_SCROLLBACK_LINES) {
+      this.nextTrimmed = undefined;
+      return;
+    }
+    if (this.nextTrimmed !== undefined) this.older.push(this.nextTrimmed);
+    this.nextTrimmed = buf.getLine(0)?.translateToString(true) ?? '';
   }
 
   get cols(): number {
@@ -82,6 +117,7 @@ export class PtySession implements Session {
   /**
    * The emulator's state (scrollback, screen, cursor, colours, modes) as the bytes that
    * redraw it on a terminal of the same size: attach mode restores the screen with it.
+   * The older scrollback comes first, as text.
    */
   serialize(): string {
     if (this.disposed) return '';
@@ -89,7 +125,8 @@ export class PtySession implements Session {
       this.serializer = new SerializeAddon();
       this.term.loadAddon(this.serializer);
     }
-    return this.serializer.serialize();
+    const older = this.older.lines();
+    return (older.length > 0 ? `${older.join('\r\n')}\r\n` : '') + this.serializer.serialize();
   }
 
   /**

@@ -1,0 +1,63 @@
+import { afterEach, expect, it } from 'vitest';
+import xtermHeadless from '@xterm/headless';
+import { PtySession, SCROLLBACK_LINES, EMULATOR_SCROLLBACK_LINES } from '../../src/sessions/pty.js';
+import { waitFor } from '../helpers/wait.js';
+
+// An agent's scrollback is bounded at SCROLLBACK_LINES (SPEC 5.7); the emulator keeps the
+// newest EMULATOR_SCROLLBACK_LINES of it, the rest is kept as text. What attach replays
+// (serialize) must still be every one of the last SCROLLBACK_LINES lines, in order, across
+// resizes that push rows into the scrollback and pull them back.
+
+const { Terminal } = xtermHeadless;
+let session: PtySession | undefined;
+afterEach(() => {
+  session?.dispose();
+  session = undefined;
+});
+
+/** The lines a terminal shows after being fed `bytes`, history included, trailing blanks dropped. */
+async function replayed(bytes: string, cols: number, rows: number): Promise<string[]> {
+  const t = new Terminal({ cols, rows, scrollback: 5000, allowProposedApi: true });
+  await new Promise<void>((r) => t.write(bytes, r));
+  const buf = t.buffer.active;
+  const lines = Array.from({ length: buf.length }, (_, y) => buf.getLine(y)?.translateToString(true) ?? '');
+  while (lines.at(-1) === '') lines.pop();
+  t.dispose();
+  return lines;
+}
+
+/** An agent that prints `line N` for each number it is sent on a line of its input. */
+const AGENT = `
+process.stdin.setEncoding('utf8');
+let next = 0;
+process.stdin.on('data', (d) => {
+  for (const n of d.split(/\\s+/).filter(Boolean)) {
+    let out = '';
+    for (let i = 0; i < Number(n); i++) out += 'line ' + next++ + '\\r\\n';
+    process.stdout.write(out + 'printed ' + next + '\\r\\n');
+  }
+});
+process.stdout.write('ready\\r\\n');
+`;
+
+it('replays the last SCROLLBACK_LINES lines, in order, through resizes, the older ones as text', async () => {
+  expect(EMULATOR_SCROLLBACK_LINES).toBeLessThan(SCROLLBACK_LINES);
+  session = new PtySession({ name: 'scrollback', argv: [process.execPath, '-e', AGENT], cwd: process.cwd(), env: process.env as Record<string, string> });
+  const s = session;
+  await waitFor(() => (s.screen().join('\n').includes('ready') ? true : undefined), 'the agent');
+  s.write('1500\r');
+  await waitFor(() => (s.screen().join('\n').includes('printed 1500') ? true : undefined), 'the first 1500 lines');
+  // Fewer rows push screen lines into the scrollback; more pull them back.
+  s.resize(100, 25);
+  s.resize(120, 40);
+  s.write('700\r');
+  await waitFor(() => (s.screen().join('\n').includes('printed 2200') ? true : undefined), '700 more');
+
+  const lines = (await replayed(s.serialize(), s.cols, s.rows)).filter((l) => l.startsWith('line '));
+  const numbers = lines.map((l) => Number(l.slice(5)));
+  // Consecutive, ending at the last line printed, and as many as the bound allows.
+  expect(numbers.at(-1)).toBe(2199);
+  numbers.forEach((n, i) => i > 0 && expect(n, `after line ${numbers[i - 1]}`).toBe(numbers[i - 1]! + 1));
+  expect(numbers.length).toBeGreaterThanOrEqual(SCROLLBACK_LINES - 5);
+  expect(numbers.length).toBeLessThanOrEqual(SCROLLBACK_LINES + s.rows);
+}, 30_000);
