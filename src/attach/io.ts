@@ -31,19 +31,20 @@ export interface AttachIo {
 }
 
 /**
- * Puts the input in (or out of) raw mode for the attach and returns what puts it back:
- * the raw mode it had, and paused unless it was flowing. Paused matters: a paused
- * `process.stdin` stops reading the terminal (Node's own `pause` handler), so nothing is
- * read ahead of the next owner (Ink, or the tmux client reading the same terminal).
+ * Puts the input in (or out of) raw mode for the attach, not reading the terminal until
+ * the attach reads it itself, and returns what puts it back: the raw mode it had, and
+ * flowing if it was, else not reading (stopReading), so nothing is read ahead of the next
+ * owner (Ink, or the tmux client reading the same terminal).
  */
 export function borrowInput(input: AttachInput, raw: boolean): () => void {
   const wasRaw = input.isRaw ?? false;
   const wasFlowing = input.readableFlowing === true;
   if (input.isTTY) input.setRawMode?.(raw);
+  stopReading(input);
   return () => {
     if (input.isTTY && (input.isRaw ?? false) !== wasRaw) input.setRawMode?.(wasRaw);
     if (wasFlowing) input.resume?.();
-    else input.pause?.();
+    else stopReading(input);
   };
 }
 

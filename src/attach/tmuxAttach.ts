@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { TmuxSession } from '../sessions/tmux.js';
-import { borrowInput, stopReading, type AttachInput, type AttachIo, type AttachOutput, type AttachResult } from './io.js';
+import { borrowInput, type AttachInput, type AttachIo, type AttachOutput, type AttachResult } from './io.js';
 import { tmuxKeyName } from './keys.js';
 import { RESET_TERMINAL_MODES } from './modes.js';
 
@@ -29,8 +29,8 @@ function runClient(cmd: { file: string; args: string[]; env: Record<string, stri
 /**
  * Attach for a tmux session: the real tmux client takes the terminal (it redraws the
  * pane, sets its own terminal modes and resets them when it leaves), with the dashboard's
- * detach key bound to detach-client. Our input is paused meanwhile, so Node does not read
- * keys meant for tmux from the same terminal.
+ * detach key bound to detach-client. Our input does not read meanwhile (borrowInput), so
+ * Node takes no keys meant for tmux from the same terminal.
  */
 export async function tmuxAttach(session: TmuxSession, io: AttachIo, detachByte: string): Promise<AttachResult> {
   if (session.exited || session.pollExit()) return 'exited';
@@ -43,10 +43,9 @@ export async function tmuxAttach(session: TmuxSession, io: AttachIo, detachByte:
   session.onExit(() => {
     if (attached) session.detachClients();
   });
+  // Not reading from here: every byte of the terminal is the tmux client's, keys and the answers to its queries.
   const restoreInput = borrowInput(io.input, false);
   try {
-    // Every byte of the terminal is the tmux client's from here: keys, and the answers to its queries.
-    stopReading(io.input);
     const { code, stderr } = await runClient(cmd, stdin, stdout);
     attached = false;
     if (session.pollExit()) return 'exited';
