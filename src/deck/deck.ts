@@ -67,7 +67,7 @@ function sameRow(a: DeckRow, b: DeckRow): boolean {
  * `subscribe` / `getSnapshot` pair of React's useSyncExternalStore). Own loops come
  * from the supervisor as they change; modules and other processes' loops are polled.
  */
-export class Deck extends EventEmitter<{ change: [] }> {
+export class Deck extends EventEmitter<{ change: []; written: [] }> {
   private snapshot: DeckSnapshot = { rows: [] };
   private modules: { name: string; dir: string; lifecycle: LifecycleStatus }[] = [];
   private others: LoopRow[] = [];
@@ -126,6 +126,7 @@ export class Deck extends EventEmitter<{ change: [] }> {
     if (this.store.dataVersion() !== this.seenVersion) {
       this.readStore();
       read = true;
+      this.emit('written');
     }
     if (read || this.others.length > 0) this.rebuild();
   }

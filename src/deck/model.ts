@@ -56,8 +56,6 @@ export interface DashboardModel {
   runningHere(): { pty: number; tmux: number };
 }
 
-/** Other processes write events too: the log is checked for new ones this often. */
-const EVENTS_POLL_MS = 1000;
 /**
  * Changes reach the screen at most this often: twenty loops beating in the same tick
  * make one render, not twenty. The first change after a quiet spell goes at once.
@@ -77,8 +75,6 @@ export class LiveModel implements DashboardModel {
   private readonly events$ = new EventEmitter<{ change: [] }>();
   private eventsVersion = 0;
   private lastEventId = 0;
-  private seenVersion: number | undefined;
-  private readonly poller: NodeJS.Timeout;
   private readonly feeds = new Map<string, { session: Session; feed: ScreenFeed }>();
   // An event of this process: shown now, and its id noted so the poll does not show it again.
   private readonly onEvent = (e: LoopEvent): void => {
@@ -98,8 +94,8 @@ export class LiveModel implements DashboardModel {
     this.deck.on('change', this.onDeckChange);
     supervisor.on('event', this.onEvent);
     this.lastEventId = store.events.list(1).at(-1)?.id ?? 0;
-    this.poller = setInterval(() => this.pollEvents(), EVENTS_POLL_MS);
-    this.poller.unref();
+    // Other processes write events too: looked for when the deck sees another connection's write.
+    this.deck.on('written', this.pollEvents);
   }
 
   // Always the newest (a stable reference until the deck changes); only notifications are coalesced.
@@ -144,18 +140,15 @@ export class LiveModel implements DashboardModel {
     this.notify('events');
   }
 
-  private pollEvents(): void {
+  // Own events arrive through onEvent; only another connection's write can add one unseen.
+  private readonly pollEvents = (): void => {
     try {
-      // Own events arrive through onEvent; only another connection's write can add one unseen.
-      const version = this.store.dataVersion();
-      if (version === this.seenVersion) return;
-      this.seenVersion = version;
       const newest = this.store.events.list(1).at(-1)?.id ?? 0;
       if (newest <= this.lastEventId) return;
       this.lastEventId = newest;
       this.bumpEvents();
-    } catch { /* a locked database: next time */ }
-  }
+    } catch { /* a locked database: the next write looks again */ }
+  };
 
   events(limit: number, key?: string): LoopEvent[] {
     try {
@@ -234,7 +227,7 @@ export class LiveModel implements DashboardModel {
   }
 
   close(): void {
-    clearInterval(this.poller);
+    this.deck.off('written', this.pollEvents);
     if (this.pending) clearTimeout(this.pending);
     this.deck.off('change', this.onDeckChange);
     this.supervisor.off('event', this.onEvent);

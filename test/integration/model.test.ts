@@ -101,4 +101,17 @@ describe('the live model', () => {
     taken.release();
     await waitFor(() => m.events(100, dir).some((e) => e.kind === 'recovery'), 'the recovery after detach', 20_000);
   });
+
+  it('shows the events another process writes, within about a second', async () => {
+    const m = setup();
+    const before = m.getEventsVersion();
+    const other = Store.open(ws!.db);
+    try {
+      other.events.insert({ at: new Date().toISOString(), session: 'auto-elsewhere-abcdef', taskDir: '/elsewhere/mod', kind: 'started', detail: { by: 'another autodeck' } });
+    } finally {
+      other.close();
+    }
+    await waitFor(() => (m.getEventsVersion() > before ? true : undefined), 'the other process\'s event', 3000);
+    expect(m.events(5).map((e) => e.session)).toContain('auto-elsewhere-abcdef');
+  });
 });
