@@ -2,7 +2,7 @@ import { Store } from '../store/index.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import type { LoopEvent } from '../store/events.js';
 import { formatEvent } from '../format/event.js';
-import { tmuxAvailable } from '../sessions/tmux.js';
+import { tmuxAvailable } from '../sessions/tmuxServer.js';
 import { CliError, line, type CommandContext } from './context.js';
 import type { Settings } from '../config/schema.js';
 

@@ -1,4 +1,4 @@
-import { escapeTmuxArg, escapeTmuxFormat } from '../sessions/tmux.js';
+import { escapeTmuxArg, escapeTmuxFormat } from '../sessions/tmuxCommand.js';
 import { cleanText } from './text.js';
 
 /** The terminal bell. Inside tmux it needs no passthrough: tmux turns it into its own bell/activity. */

@@ -6,7 +6,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
-import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmux.js';
+import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js';
 
 // The real Claude Code under `autodeck run`, against the fake Anthropic API on 127.0.0.1.
 // Claude Code starts idle at its prompt: autodeck's silent continue starts its turn; the

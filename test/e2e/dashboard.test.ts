@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { http } from '../helpers/http.js';
 import { fileURLToPath } from 'node:url';
-import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmux.js';
+import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js';
 import { COMMANDS } from '../../src/keymap.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli, SIM_AGENT } from '../helpers/cli.js';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pty from 'node-pty';
 import xtermHeadless from '@xterm/headless';
-import { killTmuxServer, spawnTmuxSession, tmuxAvailable, type TmuxSession } from '../../src/sessions/tmux.js';
+import { spawnTmuxSession, type TmuxSession } from '../../src/sessions/tmux.js';
+import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js';
 import { waitFor } from '../helpers/wait.js';
 import { envWithoutTmux } from '../helpers/tmux.js';
 

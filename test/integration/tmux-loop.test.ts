@@ -3,7 +3,7 @@ import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli, runFlags, startCli } from '../helpers/cli.js';
 import { eventsOf, loopRow, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
-import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmux.js';
+import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js';
 
 // Loops in tmux sessions on a private socket: they outlive their supervisor and are
 // re-attached by the next one, without a second agent.

@@ -3,10 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  attachTmuxSession, EXIT_POLL_MS, killTmuxServer, listTmuxSessions, spawnTmuxSession, tmuxAvailable, tmuxFactory,
-  tmuxSessionExists, VANISHED_EXIT_CODE, type TmuxOptions,
-} from '../../src/sessions/tmux.js';
+import { attachTmuxSession, EXIT_POLL_MS, spawnTmuxSession, tmuxFactory, VANISHED_EXIT_CODE } from '../../src/sessions/tmux.js';
+import { killTmuxServer, listTmuxSessions, tmuxAvailable, tmuxSessionExists, type TmuxOptions } from '../../src/sessions/tmuxServer.js';
 import type { Session, SessionExit } from '../../src/sessions/session.js';
 import { waitFor } from '../helpers/wait.js';
 import { envWithoutTmux } from '../helpers/tmux.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import {
   buildSpawnCommand, checkSessionName, COMMAND_BYTES_MAX, commandBytes, commandWords, escapeTmuxArg, escapeTmuxFormat,
   launcherScript, parseShowEnvironment, parseTmuxVersion, planEnv, SERVER_OPTIONS, shQuote, tmuxChain, TRAMPOLINE,
-} from '../../src/sessions/tmux.js';
+} from '../../src/sessions/tmuxCommand.js';
 
 // The words autodeck hands to tmux and to sh. tmux's own reading of them is covered by
 // test/integration/tmux.test.ts; here, the building blocks, and sh where sh reads them.
