@@ -1,5 +1,5 @@
 import type { Classification } from '../agents/classify.js';
-import { parseResetTime } from '../agents/quota.js';
+import { parseResetTime } from '../agents/resetTime.js';
 
 /** What the heartbeat remembers between captures of one loop. */
 export interface BeatState {

@@ -10,7 +10,7 @@ import type { Session } from '../sessions/session.js';
 import type { EventKind } from '../store/events.js';
 import type { LoopRow } from '../store/loops.js';
 import type { AgentState } from '../store/agentState.js';
-import { parseResetTime } from '../agents/quota.js';
+import { parseResetTime } from '../agents/resetTime.js';
 import { decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
 
 /** What the watchdog needs of its loop. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findQuotaMessage, parseResetTime, QUOTA_RESET_MARGIN_MS, quotaFromTranscriptEntry, resetClause } from '../../src/agents/quota.js';
+import { findQuotaMessage, quotaFromTranscriptEntry, resetClause } from '../../src/agents/quota.js';
+import { parseResetTime, QUOTA_RESET_MARGIN_MS } from '../../src/agents/resetTime.js';
 
 /** The expected result: the reset instant plus the margin, as an ISO string. */
 const reset = (iso: string) => new Date(Date.parse(iso) + QUOTA_RESET_MARGIN_MS).toISOString();
