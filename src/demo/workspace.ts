@@ -26,7 +26,7 @@ export const DEMO_MODULES: readonly DemoModule[] = [
     shows: 'the agent crashes once: restarted after a 1 s backoff, then complete' },
   { name: 'rewrite-everything', status: 'planning', title: 'Rewrite everything', maxIterations: 5,
     scenario: { stepSeconds: STEP, steps: 10 },
-    shows: 'too much work for its budget: stopped at 5 iterations (max_iterations)' },
+    shows: 'too much work for its budget: stopped once iteration 5 is signalled (max_iterations); the agent finishes the step it has begun, so the row may read 6/5' },
   { name: 'upgrade-framework', status: 'planning', title: 'Upgrade the framework',
     scenario: { stepSeconds: STEP, results: { 'check@post-plan': ['BLOCKED'] } },
     shows: 'the plan check finds a blocker: the loop ends blocked' },
