@@ -372,6 +372,36 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     expect(st.loops[0]!.restartCount).toBe(0);
   }, 90_000);
 
+  it('autodeck demo: the seven demo loops run in the dashboard, one waits out a usage limit, and each ends as its scenario says', async () => {
+    const w = makeWorkspace('autodeck-dash-');
+    ws = w;
+    // The demo makes its own workspace and database under TMPDIR: inside ours, removed with it.
+    const pane = await DashboardPane.start({ ws: w, name: 'demo', args: ['demo'], env: DashboardPane.envFor(w, { TMPDIR: w.dir }), cols: COLS, rows: ROWS });
+    panes.push(pane);
+    const ends: Record<string, RegExp> = {
+      'add-login-page': /✓ complete/,
+      'fix-flaky-tests': /✓ complete/,
+      'migrate-database': /✓ complete/,
+      'rewrite-everything': /■ max iter\s+[56]\/5\b/,
+      'upgrade-framework': /✗ blocked/,
+      'clean-old-branches': /✓ complete/,
+      'translate-docs': /✓ complete/,
+    };
+    let quotaSeen = '';
+    const screen = await pane.waitScreen((s) => {
+      quotaSeen ||= /‖ quota/.test(rowOf(s, 'translate-docs') ?? '') ? rowOf(s, 'translate-docs')! : '';
+      return Object.entries(ends).every(([name, end]) => end.test(rowOf(s, name) ?? ''));
+    }, 'every demo loop at its end', 90_000);
+    expect(screen.split('\n')[0]).toMatch(/^autodeck demo {2}0 running · 7 modules/);
+    // The usage limit lasts about 8 s: seen in the table while it lasted, its elapsed time paused.
+    expect(quotaSeen, 'translate-docs shown waiting out its usage limit').toMatch(/‖ quota/);
+
+    // Nothing runs any more: q quits at once.
+    await pane.keys('q');
+    await waitFor(() => pane.exitCode() !== undefined, 'the demo dashboard to exit', 10_000);
+    expect(pane.exitCode()).toBe(0);
+  }, 120_000);
+
   it('uses no colour under NO_COLOR (states still read as glyph and word), and colour without it', async () => {
     // The same workspace in colour alongside: the check below does see colour when there is some.
     const { w, pane: coloured } = await open('nocolor', { modules: { alpha: {}, slow: { stepSeconds: 5 } } });
