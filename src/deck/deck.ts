@@ -123,8 +123,9 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
       this.readModules();
       read = true;
     }
-    if (this.store.dataVersion() !== this.seenVersion) {
-      this.readStore();
+    const version = this.store.dataVersion();
+    if (version !== this.seenVersion) {
+      this.readStore(version);
       read = true;
       this.emit('written');
     }
@@ -136,8 +137,8 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
     this.modules = discoverModules(this.roots).map((m) => ({ name: m.name, dir: m.dir, lifecycle: readModuleInfo(m.dir).status }));
   }
 
-  private readStore(): void {
-    this.seenVersion = this.store.dataVersion();
+  private readStore(version = this.store.dataVersion()): void {
+    this.seenVersion = version;
     const mine = new Set(this.supervisor.active().map((l) => l.taskDir));
     this.others = this.store.loops.list().filter((row) => !mine.has(row.taskDir));
     this.lastRuns = new Map([...this.store.runs.latestByTaskDir()].map(([dir, r]) => [dir, lastRunOf(r)]));

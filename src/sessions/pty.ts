@@ -1,5 +1,6 @@
 import pty from 'node-pty';
 import xtermHeadless from '@xterm/headless';
+import type { IBuffer } from '@xterm/headless';
 import xtermSerialize from '@xterm/addon-serialize';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
 import { TextScrollback } from './scrollback.js';
@@ -16,6 +17,11 @@ export const SCROLLBACK_LINES = 1000;
  * text (TextScrollback). Enough to take the rows a resize pushes off the screen.
  */
 export const EMULATOR_SCROLLBACK_LINES = 100;
+
+/** Line `y` of a buffer as text, trailing blanks trimmed ('' past its end). */
+function lineText(buf: IBuffer, y: number): string {
+  return buf.getLine(y)?.translateToString(true) ?? '';
+}
 
 /**
  * The default backend: the agent in a node-pty pseudo-terminal owned by this process,
@@ -79,10 +85,10 @@ export class PtySession implements Session {
     this.term.resize(cols, rows);
     const normal = this.term.buffer.normal;
     const excess = normal.baseY - EMULATOR_SCROLLBACK_LINES;
-    for (let y = 0; y < excess; y++) this.older.push(normal.getLine(y)?.translateToString(true) ?? '');
+    for (let y = 0; y < excess; y++) this.older.push(lineText(normal, y));
     this.term.options.scrollback = EMULATOR_SCROLLBACK_LINES;
     // The next line to be trimmed is now line 0 if the scrollback is full, and was kept above if not.
-    this.nextTrimmed = normal.baseY >= EMULATOR_SCROLLBACK_LINES ? (normal.getLine(0)?.translateToString(true) ?? '') : undefined;
+    this.nextTrimmed = normal.baseY >= EMULATOR_SCROLLBACK_LINES ? lineText(normal, 0) : undefined;
     this.screenVersion++;
     if (this.exited) return;
     try {
@@ -103,7 +109,7 @@ export class PtySession implements Session {
       return;
     }
     if (this.nextTrimmed !== undefined) this.older.push(this.nextTrimmed);
-    this.nextTrimmed = buf.getLine(0)?.translateToString(true) ?? '';
+    this.nextTrimmed = lineText(buf, 0);
   }
 
   get cols(): number {
@@ -143,7 +149,7 @@ export class PtySession implements Session {
   screen(): string[] {
     const buf = this.term.buffer.active;
     const lines: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) lines.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? '');
+    for (let y = 0; y < this.term.rows; y++) lines.push(lineText(buf, buf.viewportY + y));
     return lines;
   }
 

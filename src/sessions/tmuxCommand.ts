@@ -88,7 +88,7 @@ export function planEnv(want: Readonly<Record<string, string>>, global: Readonly
 }
 
 /** `env -u ... -- NAME=value ...`, or nothing when there is nothing to change. */
-export function envWrapper(unset: readonly string[], assign: readonly (readonly [string, string])[]): string[] {
+function envWrapper(unset: readonly string[], assign: readonly (readonly [string, string])[]): string[] {
   if (unset.length === 0 && assign.length === 0) return [];
   return [ENV_PROGRAM, ...unset.flatMap((n) => ['-u', n]), '--', ...assign.map(([k, v]) => `${k}=${v}`)];
 }

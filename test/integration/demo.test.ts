@@ -54,7 +54,7 @@ it('runs every demo module to the end its scenario describes', async () => {
   expect(kinds('translate-docs')).toEqual(expect.arrayContaining(['quota_wait', 'quota_resume']));
   expect(kinds('rewrite-everything')).toContain('stop_requested');
   for (const clean of ['add-login-page', 'fix-flaky-tests', 'upgrade-framework']) {
-    expect(kinds(clean), clean).not.toEqual(expect.arrayContaining(['restart']));
+    expect(kinds(clean), clean).not.toContain('restart');
     expect(kinds(clean), clean).not.toContain('stall');
   }
 }, 120_000);
