@@ -64,7 +64,7 @@ export function globalArgs(c: Client): string[] {
   return ['-u', '-f', '/dev/null', '-L', c.socket];
 }
 
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   const e = err as { stderr?: string | Buffer; message?: string };
   const stderr = e.stderr ? String(e.stderr).trim() : '';
   return stderr || e.message || String(err);
