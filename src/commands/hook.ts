@@ -1,6 +1,7 @@
 import type { CommandContext } from './context.js';
 import type { Store } from '../store/index.js';
 import { defaultDbPath } from '../paths.js';
+import { HOOKS_ENV, HOOKS_INJECTED } from '../agents/claudeSettings.js';
 
 /**
  * Claude Code waits for its hooks; a writer holding the database longer than this makes the
@@ -48,6 +49,9 @@ export async function hookMain(args: string[]): Promise<number> {
 export async function runHook(io: HookIo): Promise<number> {
   const session = io.env.AUTODECK_SESSION;
   if (!session) return 0;
+  // autodeck gave this session its own copies of the hooks (--settings, marked --injected):
+  // a copy from the project's settings stands aside, so no event is answered twice.
+  if (io.env[HOOKS_ENV] === HOOKS_INJECTED && !io.args.includes('--injected')) return 0;
   const sub = io.args[0];
   const now = io.now ?? (() => new Date());
   let store: Store | undefined;

@@ -1,32 +1,30 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import which from 'which';
 import { projectDir } from '../paths.js';
 import { writeFileAtomic } from '../protocol/atomic.js';
 import { STATE_EVENTS } from '../hooks/state.js';
 import { commandHooks } from '../hooks/claudeHooks.js';
+import { hookCommands, type HookCommands } from '../hooks/commands.js';
+import { classifyInstalledSkill, SKILL_NAME, SKILL_PATH, SKILL_VERSION, skillFile } from '../skill/autodeckAuto.js';
 import { EXIT, line, type CommandContext } from './context.js';
 
 /** The transient files of a loop (SPEC 2.3, 9). */
 export const GITIGNORE_ENTRIES = ['.auto-signal', '.auto-signal.tmp', '.auto-stop', '.autodeck.lock'] as const;
 export const CLAUDE_SETTINGS = join('.claude', 'settings.json');
 
-export interface HookCommands {
-  stop: string;
-  state: string;
-}
-
 /**
  * `autodeck init`: in the project (git top level, else the current folder) adds the loop's
- * transient files to `.gitignore` and registers the hooks in `.claude/settings.json`
- * (SPEC 9), merging with what is there. Safe to run again: it changes only what is
- * missing or out of date. A settings file that is not JSON is left alone (exit 2).
+ * transient files to `.gitignore`, registers the hooks in `.claude/settings.json` (SPEC 9),
+ * merging with what is there, and installs the `/autodeck-auto` skill that runs the loop
+ * (issue 10). Safe to run again: it changes only what is missing or out of date, and never
+ * replaces a skill someone edited unless `--force` says so. A settings file that is not
+ * JSON is left alone (exit 2).
  */
 export function init(ctx: CommandContext): number {
   const dir = projectDir(ctx.cwd);
   const settingsPath = join(dir, CLAUDE_SETTINGS);
   const gitignorePath = join(dir, '.gitignore');
+  const skillPath = join(dir, SKILL_PATH);
 
   const settingsText = readIfPresent(settingsPath);
   let settings: Record<string, unknown>;
@@ -42,6 +40,7 @@ export function init(ctx: CommandContext): number {
     return EXIT.usage;
   }
   const ignore = mergeGitignore(readIfPresent(gitignorePath));
+  const skill = planSkill(readIfPresent(skillPath), ctx.flags.force === true);
 
   if (hooks.changes.length > 0) {
     const target = settingsText === undefined ? settingsPath : realOr(settingsPath);
@@ -49,11 +48,34 @@ export function init(ctx: CommandContext): number {
     writeFileAtomic(target, `${JSON.stringify(hooks.settings, null, indentOf(settingsText))}\n`);
   }
   if (ignore.added.length > 0) writeFileAtomic(realOr(gitignorePath), ignore.text);
+  if (skill.write) {
+    const target = realOr(skillPath);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileAtomic(target, skillFile());
+  }
 
   for (const entry of ignore.added) line(ctx.stdout, `.gitignore: added ${entry}`);
   for (const change of hooks.changes) line(ctx.stdout, `${CLAUDE_SETTINGS}: ${change}`);
-  if (ignore.added.length === 0 && hooks.changes.length === 0) line(ctx.stdout, 'nothing to change');
+  if (skill.message) line(ctx.stdout, `${SKILL_PATH}: ${skill.message}`);
+  if (ignore.added.length === 0 && hooks.changes.length === 0 && !skill.message) line(ctx.stdout, 'nothing to change');
   return EXIT.ok;
+}
+
+/** What to do with the skill file, given what is there now. Pure. */
+export function planSkill(existing: string | undefined, force: boolean): { write: boolean; message?: string } {
+  const name = `/${SKILL_NAME}`;
+  if (existing === undefined) return { write: true, message: `added the ${name} skill (v${SKILL_VERSION})` };
+  const installed = classifyInstalledSkill(existing);
+  switch (installed.state) {
+    case 'current':
+      return { write: false };
+    case 'outdated':
+      return { write: true, message: `updated the ${name} skill (v${installed.version} -> v${SKILL_VERSION})` };
+    case 'edited':
+      return force
+        ? { write: true, message: `replaced your edited copy with autodeck's ${name} skill (v${SKILL_VERSION}), as --force asked` }
+        : { write: false, message: `kept your edited copy (autodeck's differs); "autodeck init --force" replaces it` };
+  }
 }
 
 /**
@@ -129,51 +151,6 @@ export function mergeHooks(settings: Record<string, unknown>, commands: HookComm
 /** An `autodeck hook <kind>` command however it is spelled: `autodeck`, a path to it, or `node …/autodeck.js`. */
 export function isAutodeckHook(command: string, kind: 'stop' | 'state'): boolean {
   return new RegExp(`(^|[\\s'"/\\\\])autodeck(\\.js)?['"]?\\s+hook\\s+${kind}(\\s|$|;|&|\\|)`).test(command);
-}
-
-/**
- * The hook commands. Claude Code runs them through a shell, in sessions autodeck did not
- * start too (a person's own, a teammate's when `.claude/settings.json` is committed), so
- * each starts with a shell test that ends it at once without `AUTODECK_SESSION`: no Node
- * start per tool call, and no "command not found" where autodeck is not installed. The
- * program is `autodeck` when that name on PATH is this very autodeck (portable across
- * machines), else this Node and this autodeck's bin by absolute path, quoted for the shell.
- */
-export function hookCommands(env: NodeJS.ProcessEnv = process.env, bin: string = ownBin(), node: string = process.execPath): HookCommands {
-  const program = onPath(env, bin) ? 'autodeck' : `${shellQuote(node)} ${shellQuote(bin)}`;
-  const guarded = (kind: string) => `test -z "$AUTODECK_SESSION" || ${program} hook ${kind}`;
-  return { stop: guarded('stop'), state: guarded('state') };
-}
-
-/** One word for a POSIX shell: bare when it is plainly safe, else in single quotes. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function onPath(env: NodeJS.ProcessEnv, bin: string): boolean {
-  const found = which.sync('autodeck', { nothrow: true, path: env.PATH ?? '' });
-  return found !== null && realOr(found) === realOr(bin);
-}
-
-/** `bin/autodeck.js` of the package this file belongs to (from src/ or dist/src/). */
-export function ownBin(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && isAutodeckPackage(pkg)) return join(dir, 'bin', 'autodeck.js');
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the autodeck package this command belongs to');
-    dir = up;
-  }
-}
-
-function isAutodeckPackage(path: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown }).name === 'autodeck';
-  } catch {
-    return false;
-  }
 }
 
 /** The indentation the file already uses (two spaces for a new file). */

@@ -123,7 +123,7 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   },
   agent: {
     flag: '--agent', kind: argv,
-    default: fixed(['claude', '/ai-cli-task auto {taskDir}'], 'claude "/ai-cli-task auto {taskDir}"'),
+    default: fixed(['claude', '/autodeck-auto {taskDir}'], 'claude "/autodeck-auto {taskDir}"'),
     description: 'agent command with {taskDir} {taskName} {session} {root}; split like a shell would, never run by one',
   },
   agentProfile: {

@@ -29,7 +29,12 @@ function stateOf(event: Record<string, unknown>): AgentState | undefined {
   switch (event.hook_event_name) {
     case 'UserPromptSubmit':
     case 'PreToolUse':
+    case 'PostToolUse':
       return 'busy';
+    case 'Stop':
+      // the turn is over: the agent waits at its prompt (a Stop hook's block starts a new
+      // turn, whose first tool call says busy again)
+      return 'idle';
     case 'Notification':
       switch (notificationType(event)) {
         case 'permission_prompt':

@@ -38,7 +38,9 @@ export interface StopAnswer {
  */
 export function answerStop(store: Store, event: Record<string, unknown>, ctx: StopContext): StopAnswer {
   const loop = findLoop(store, ctx.env, field(event, 'cwd'));
-  if (!loop) return {};
+  // A loop whose agent runs its own loop (signal mode) is none of the Stop hook's business:
+  // blocking its idle turns would write signals for work nobody did.
+  if (!loop || !isHookMode(loop)) return {};
   const { taskDir } = loop;
   const agentSession = field(event, 'session_id') ?? ctx.env.CLAUDE_CODE_SESSION_ID ?? 'unknown';
   const me = lockOwner(agentSession);
@@ -85,6 +87,11 @@ export function findLoop(store: Store, env: NodeJS.ProcessEnv, cwd: string | und
   const here = real(resolve(cwd));
   const rows = store.loops.list().filter((r) => r.status !== 'failed' && real(agentCwd(r)) === here);
   return rows.find((r) => r.session === env.AUTODECK_SESSION) ?? (rows.length === 1 ? rows[0] : undefined);
+}
+
+/** The loop was started in hook mode (SPEC 9); the mode is kept with the loop's settings. */
+export function isHookMode(row: Pick<LoopRow, 'settings'>): boolean {
+  return row.settings.mode === 'hook';
 }
 
 /** Where the supervisor started the loop's agent (SPEC 5.1). */

@@ -24,6 +24,10 @@ import { killOrphanAgent } from '../sessions/orphans.js';
 /** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
 export interface StoredLoopSettings extends LoopSettings {
   cwd: string;
+  /** signal: the agent runs its own loop; hook: the Stop hook drives it (SPEC 9). */
+  mode?: 'signal' | 'hook';
+  /** autodeck's hooks went in with the agent's `--settings` (a Claude Code agent). */
+  hooksInjected?: boolean;
 }
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
@@ -40,6 +44,22 @@ import { homedir } from 'node:os';
 import { resolveProfile } from '../agents/userProfiles.js';
 import { claudeProjectDir } from '../agents/transcript.js';
 import type { BeatLimits } from './heartbeat.js';
+import { HOOKS_ENV, HOOKS_INJECTED, sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
+import { injectedHookCommands } from '../hooks/commands.js';
+import { readUserSettingsArg } from '../agents/userSettingsArg.js';
+
+/**
+ * A Claude Code agent's argv with autodeck's `--settings` (its hooks, the protocol's
+ * permissions), merged into the user's own `--settings` when the command has one.
+ */
+function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string): string[] {
+  const ours = sessionSettings({ taskDir, mode, hooks: injectedHookCommands() });
+  try {
+    return withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd));
+  } catch (err) {
+    throw new StartRefused('usage', `the agent command's --settings: ${(err as Error).message}`);
+  }
+}
 
 /** What the supervisor needs of the settings (SPEC 3). */
 export interface SupervisorSettings extends LoopSettings {
@@ -52,6 +72,7 @@ export interface SupervisorSettings extends LoopSettings {
   roots: string[];
   maxIterations: number;
   timeoutMinutes: number;
+  mode?: 'signal' | 'hook';
 }
 
 /** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
@@ -148,11 +169,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const program = argv[0] ? resolveProgram(argv[0], this.env, cwd) : undefined;
     if (!program) throw new StartRefused('usage', missingProgramMessage(argv[0] ?? ''));
     argv[0] = program;
+    const mode = this.settings.mode ?? 'signal';
+    const hooksInjected = this.settings.agentProfile === 'claude';
+    const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
 
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
     const loopSettings: StoredLoopSettings = {
-      ...pickLoopSettings(this.settings), cwd,
+      ...pickLoopSettings(this.settings), cwd, mode, hooksInjected,
     };
     const nowIso = new Date(this.now()).toISOString();
     let row: LoopRow;
@@ -160,7 +184,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       row = this.store.loops.insert({
         session, taskDir: module.dir, taskName: module.name, root: module.root, maxIterations, timeoutMinutes,
         startedAt: nowIso, backend: this.settings.backend, ownerPid: this.pid, ownerHost: this.host,
-        ownerHeartbeatAt: nowIso, agentArgv: argv, settings: loopSettings as unknown as Record<string, unknown>,
+        ownerHeartbeatAt: nowIso, agentArgv, settings: loopSettings as unknown as Record<string, unknown>,
       });
     } catch (err) {
       // The database is the final guard against two processes starting one loop at once.
@@ -174,7 +198,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     for (const name of [STOP_FILE, SIGNAL_FILE, SIGNAL_TMP_FILE]) removeIfPresent(join(module.dir, name));
 
     const loop = this.makeLoop(row);
-    this.record(row, 'started', { maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid });
+    this.record(row, 'started', { maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid, mode, hooksInjected });
     loop.begin();
     this.emit('change');
     return loop;
@@ -195,6 +219,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
     Object.assign(env, { AUTODECK_TASK_DIR: row.taskDir, AUTODECK_SESSION: row.session, AUTODECK_DB: this.settings.db });
+    if (stored.hooksInjected) env[HOOKS_ENV] = HOOKS_INJECTED;
+    else delete env[HOOKS_ENV];
     const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
     const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir }, {
       store: this.store,

@@ -8,7 +8,8 @@ import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } 
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { eventsOf, readDb } from '../helpers/db.js';
-import { hookCommands, mergeHooks, shellQuote } from '../../src/commands/init.js';
+import { mergeHooks } from '../../src/commands/init.js';
+import { hookCommands, shellQuote } from '../../src/hooks/commands.js';
 import { SENTINEL } from '../../src/hooks/sentinel.js';
 import { parseSignal } from '../../src/protocol/signal.js';
 import { Store } from '../../src/store/index.js';
@@ -53,7 +54,7 @@ describe.skipIf(!install.bin)(title, () => {
     store.loops.insert({
       session, taskDir: dir, taskName: 'm', root: ws.root, maxIterations: 20, timeoutMinutes: 30,
       startedAt: new Date(Date.now() - 1000).toISOString(), backend: 'pty', ownerPid: process.pid, ownerHost: hostname(),
-      ownerHeartbeatAt: new Date().toISOString(), agentArgv: ['claude'], settings: { cwd: ws.dir }, status: 'running',
+      ownerHeartbeatAt: new Date().toISOString(), agentArgv: ['claude'], settings: { cwd: ws.dir, mode: 'hook' }, status: 'running',
     });
     store.close();
     mkdirSync(join(ws.dir, '.claude'));

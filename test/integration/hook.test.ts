@@ -27,18 +27,18 @@ beforeAll(() => {
   viaCli = readFileSync(DIST_CLI, 'utf8').includes('commands/hook.js');
 });
 
-function hookArgv(kind: string): string[] {
-  if (viaCli) return [BIN, 'hook', kind];
+function hookArgv(kind: string, extra: string[]): string[] {
+  if (viaCli) return [BIN, 'hook', kind, ...extra];
   return ['--input-type=module', '-e',
-    `import { hookMain } from ${JSON.stringify(pathToFileURL(DIST_HOOK).href)}; process.exitCode = await hookMain(${JSON.stringify([kind])});`];
+    `import { hookMain } from ${JSON.stringify(pathToFileURL(DIST_HOOK).href)}; process.exitCode = await hookMain(${JSON.stringify([kind, ...extra])});`];
 }
 
 interface HookRun { code: number; stdout: string; stderr: string; ms: number }
 
 /** Runs one hook; `input` null leaves stdin open and silent (a hook run by hand). */
-function runHook(ws: Workspace, kind: string, env: NodeJS.ProcessEnv, input: string | Buffer | null): Promise<HookRun> {
+function runHook(ws: Workspace, kind: string, env: NodeJS.ProcessEnv, input: string | Buffer | null, extra: string[] = []): Promise<HookRun> {
   const started = Date.now();
-  const child = spawn(process.execPath, hookArgv(kind), { cwd: ws.dir, env: { ...ws.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, hookArgv(kind, extra), { cwd: ws.dir, env: { ...ws.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -59,7 +59,7 @@ afterEach(() => ws?.cleanup());
 interface Loop { dir: string; session: string; env: NodeJS.ProcessEnv }
 
 /** A module with a running loop row, as the supervisor leaves it, and the environment it gives its agent. */
-function loopIn(w: Workspace, name = 'm', opts: { plan?: string; maxIterations?: number; agentPid?: number } = {}): Loop {
+function loopIn(w: Workspace, name = 'm', opts: { plan?: string; maxIterations?: number; agentPid?: number; mode?: 'signal' | 'hook' } = {}): Loop {
   const dir = w.module(name);
   if (opts.plan !== undefined) writeFileSync(join(dir, '.plan.md'), opts.plan);
   const session = sessionName(name, dir);
@@ -67,7 +67,7 @@ function loopIn(w: Workspace, name = 'm', opts: { plan?: string; maxIterations?:
   store.loops.insert({
     session, taskDir: dir, taskName: name, root: w.root, maxIterations: opts.maxIterations ?? 20, timeoutMinutes: 30,
     startedAt: new Date(Date.now() - 1000).toISOString(), backend: 'pty', ownerPid: process.pid, ownerHost: hostname(),
-    ownerHeartbeatAt: new Date().toISOString(), agentArgv: ['claude', name], settings: { cwd: w.dir }, status: 'running',
+    ownerHeartbeatAt: new Date().toISOString(), agentArgv: ['claude', name], settings: { cwd: w.dir, mode: opts.mode ?? 'hook' }, status: 'running',
   });
   if (opts.agentPid !== undefined) store.loops.update(session, { agentPid: opts.agentPid });
   store.close();
@@ -232,6 +232,30 @@ describe('autodeck hook stop', () => {
     expect(signalOf(loop.dir).iteration).toBe(1);
   });
 
+  it('leaves a loop that is not in hook mode alone: the agent runs its own loop (signal mode)', async () => {
+    ws = makeWorkspace();
+    const loop = loopIn(ws, 'm', { plan: '- [ ] a\n- [ ] b\n', mode: 'signal' });
+    for (let i = 0; i < 3; i++) {
+      const r = await runHook(ws, 'stop', loop.env, stopJson(ws));
+      expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    }
+    expect(existsSync(join(loop.dir, '.auto-signal'))).toBe(false);
+    expect(existsSync(join(loop.dir, '.autodeck.lock'))).toBe(false);
+    expect(eventsOf(ws.db, loop.dir)).toEqual([]);
+  });
+
+  it("a project's copy of the hook stands aside for the copy autodeck injected; the injected one answers", async () => {
+    ws = makeWorkspace();
+    const loop = loopIn(ws, 'm', { plan: '- [ ] a\n' });
+    const env = { ...loop.env, AUTODECK_HOOKS: 'injected' };
+    const project = await runHook(ws, 'stop', env, stopJson(ws));
+    expect(project).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(eventsOf(ws.db, loop.dir)).toEqual([]);
+    const injected = await runHook(ws, 'stop', env, stopJson(ws), ['--injected']);
+    expect(JSON.parse(injected.stdout).decision).toBe('block');
+    expect(eventsOf(ws.db, loop.dir).map((e) => e.kind)).toEqual(['hook_block']);
+  });
+
   it('allows silently when no loop is active for it', async () => {
     ws = makeWorkspace();
     const dir = ws.module('idle');
@@ -287,6 +311,8 @@ describe('autodeck hook state', () => {
   it.each([
     [{ hook_event_name: 'UserPromptSubmit', prompt: 'go' }, 'busy'],
     [{ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } }, 'busy'],
+    [{ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } }, 'busy'],
+    [{ hook_event_name: 'Stop', stop_hook_active: false }, 'idle'],
     [{ hook_event_name: 'Notification', notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' }, 'waiting'],
     [{ hook_event_name: 'Notification', notification_type: 'elicitation_dialog', message: 'Claude Code needs your input' }, 'waiting'],
     [{ hook_event_name: 'Notification', notification_type: 'idle_prompt', message: 'Claude is waiting for your input' }, 'idle'],

@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { BIN } from '../helpers/cli.js';
-import { hookCommands, isAutodeckHook, mergeGitignore, mergeHooks, shellQuote } from '../../src/commands/init.js';
+import { isAutodeckHook, mergeGitignore, mergeHooks } from '../../src/commands/init.js';
+import { hookCommands, shellQuote } from '../../src/hooks/commands.js';
 import { registeredCommands } from '../../src/hooks/claudeHooks.js';
+import { SKILL_PATH, SKILL_VERSION, skillFile } from '../../src/skill/autodeckAuto.js';
+import { createHash } from 'node:crypto';
 
 // `autodeck init` on throwaway projects: the built CLI once `init` is wired into
 // src/cli.ts, until then the built command module with the same context.
@@ -20,14 +23,14 @@ beforeAll(() => {
   viaCli = readFileSync(DIST_CLI, 'utf8').includes('commands/init.js');
 });
 
-function initArgv(): string[] {
-  if (viaCli) return [BIN, 'init'];
+function initArgv(extra: string[]): string[] {
+  if (viaCli) return [BIN, 'init', ...extra];
   return ['--input-type=module', '-e', `import { init } from ${JSON.stringify(pathToFileURL(DIST_INIT).href)};
-    process.exitCode = init({ args: [], flags: {}, settings: {}, stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });`];
+    process.exitCode = init({ args: [], flags: { force: ${extra.includes('--force')} }, settings: {}, stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });`];
 }
 
-function runInit(w: Workspace, cwd = w.dir, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, initArgv(), { cwd, env: { ...w.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function runInit(w: Workspace, cwd = w.dir, env: NodeJS.ProcessEnv = {}, extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, initArgv(extra), { cwd, env: { ...w.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -57,7 +60,34 @@ describe('autodeck init', () => {
     expect(r.stdout.split('\n').filter(Boolean)).toEqual([
       '.gitignore: added .auto-signal', '.gitignore: added .auto-signal.tmp', '.gitignore: added .auto-stop', '.gitignore: added .autodeck.lock',
       ...['Stop', ...STATE_EVENTS].map((e) => expect.stringMatching(new RegExp(`^\\.claude/settings\\.json: added the ${e} hook: `))),
+      `.claude/skills/autodeck-auto/SKILL.md: added the /autodeck-auto skill (v${SKILL_VERSION})`,
     ]);
+    expect(read(join(ws.dir, SKILL_PATH))).toBe(skillFile());
+  });
+
+  it("installs the skill once; keeps a person's edited copy and says so; --force replaces it; an older unedited copy is updated", async () => {
+    ws = makeWorkspace();
+    expect((await runInit(ws)).code).toBe(0);
+    const path = join(ws.dir, SKILL_PATH);
+    expect(await runInit(ws)).toMatchObject({ code: 0, stdout: 'nothing to change\n' });
+
+    const edited = read(path).replace('Never ask the person anything', 'Ask me before merging');
+    writeFileSync(path, edited);
+    const kept = await runInit(ws);
+    expect(kept).toMatchObject({ code: 0, stdout: `${SKILL_PATH}: kept your edited copy (autodeck's differs); "autodeck init --force" replaces it\n` });
+    expect(read(path)).toBe(edited);
+
+    const forced = await runInit(ws, ws.dir, {}, ['--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toMatch(/replaced your edited copy/);
+    expect(read(path)).toBe(skillFile());
+
+    // an earlier autodeck's own copy: its stamp still matches its text
+    const oldBody = 'old words of the skill\n';
+    writeFileSync(path, `${oldBody}\n<!-- autodeck-skill v0 sha256:${createHash('sha256').update(oldBody).digest('hex')} -->\n`);
+    const updated = await runInit(ws);
+    expect(updated.stdout).toBe(`${SKILL_PATH}: updated the /autodeck-auto skill (v0 -> v${SKILL_VERSION})\n`);
+    expect(read(path)).toBe(skillFile());
   });
 
   it('merges into existing settings, keeping every other key and hook, and a second run changes nothing', async () => {
