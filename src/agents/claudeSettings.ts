@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { STATE_EVENTS } from '../hooks/state.js';
+import { INJECTED_STATE_EVENTS } from '../hooks/state.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
 import { STOP_FILE } from '../protocol/stopFile.js';
 
@@ -48,8 +48,7 @@ type Json = Record<string, unknown>;
 export function sessionSettings(input: SessionSettingsInput): Json {
   const hooks: Json = {};
   const entry = (command: string) => [{ hooks: [{ type: 'command', command }] }];
-  // `Stop` ends a turn: the agent is idle at its prompt until the next prompt or tool.
-  for (const event of [...STATE_EVENTS, 'PostToolUse', 'Stop']) hooks[event] = entry(input.hooks.state);
+  for (const event of INJECTED_STATE_EVENTS) hooks[event] = entry(input.hooks.state);
   if (input.mode === 'hook') hooks.Stop = [...(hooks.Stop as unknown[]), ...entry(input.hooks.stop)];
   return {
     hooks,

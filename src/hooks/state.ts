@@ -3,13 +3,25 @@ import type { AgentState } from '../store/agentState.js';
 /** The hook events `autodeck hook state` is registered for (SPEC 9). */
 export const STATE_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'Notification', 'PreCompact', 'SessionStart', 'SessionEnd'] as const;
 
+/**
+ * The events autodeck gives the sessions it starts (through --settings): besides the
+ * above, the ones that say at once what a notification says late or not at all — the
+ * permission dialog on screen (PermissionRequest; Claude Code's permission Notification
+ * may come seconds later), a question (Elicitation), a turn that ended (Stop, StopFailure),
+ * a tool done (PostToolUse, PostToolUseFailure), a compaction done (PostCompact).
+ * Checked against the event names in Claude Code 2.1.197.
+ */
+export const INJECTED_STATE_EVENTS = [
+  ...STATE_EVENTS, 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'Elicitation', 'PostCompact', 'Stop', 'StopFailure',
+] as const;
+
 export interface ReportedState {
   state: AgentState;
   /** The few fields worth keeping: which notification, tool, source or reason. */
   detail: Record<string, unknown>;
 }
 
-const KEPT = ['notification_type', 'tool_name', 'source', 'reason', 'trigger'] as const;
+const KEPT = ['notification_type', 'tool_name', 'source', 'reason', 'trigger', 'error'] as const;
 
 /**
  * What a hook event says the agent is doing (SPEC 9). Pure. `Notification` carries
@@ -31,7 +43,15 @@ function stateOf(event: Record<string, unknown>): AgentState | undefined {
     case 'PreToolUse':
     case 'PostToolUse':
       return 'busy';
+    case 'PostToolUseFailure':
+      return 'busy';
+    case 'PermissionRequest':
+    case 'Elicitation':
+      return 'waiting';
+    case 'PostCompact':
+      return 'compacted';
     case 'Stop':
+    case 'StopFailure':
       // the turn is over: the agent waits at its prompt (a Stop hook's block starts a new
       // turn, whose first tool call says busy again)
       return 'idle';

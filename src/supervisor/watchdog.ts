@@ -41,9 +41,15 @@ const HOOK_KINDS: Partial<Record<AgentState, Classification['kind']>> = {
 export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look {
   const kind = state ? HOOK_KINDS[state] : undefined;
   if (!kind || look.classification.kind === 'quota' || kind === look.classification.kind) return look;
+  // Claude Code reports busy (PreToolUse) before it asks for permission: a prompt on the
+  // screen is the newer news, and an agent waiting on it is not working.
+  if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return look;
   const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
   return { ...look, classification: { kind }, answer };
 }
+
+/** Screens that wait for an answer autodeck can give. */
+const ANSWERABLE: ReadonlySet<Classification['kind']> = new Set(['permission_prompt', 'yes_no_prompt', 'continue_prompt']);
 
 const STATUS_FILE = join('.working', '.status.json');
 

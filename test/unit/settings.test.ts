@@ -247,7 +247,7 @@ describe('agent', () => {
     [{ env: { AUTODECK_AGENT: "codex exec '{taskDir}'" } }, ['codex', 'exec', '{taskDir}']],
     [{ project: { agent: 'aider --yes {taskDir}' } }, ['aider', '--yes', '{taskDir}']],
     [{ project: { agent: ['my agent', 'a b', '{taskDir}'] } }, ['my agent', 'a b', '{taskDir}']],
-    [{}, ['claude', '/ai-cli-task auto {taskDir}']],
+    [{}, ['claude', '/autodeck-auto {taskDir}']],
   ])('%j', (input, argv) => {
     const ws = workspace({ project: (input as { project?: unknown }).project });
     const r = ws.resolve((input as { flags?: Record<string, unknown> }).flags, (input as { env?: NodeJS.ProcessEnv }).env);

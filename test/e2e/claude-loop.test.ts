@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { loopScript, walk } from '../helpers/claudeLoop.js';
+import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { runCli } from '../helpers/cli.js';
+import { eventsOf, readDb, runsOf } from '../helpers/db.js';
+
+// A new user's path with the real Claude Code: `autodeck init` in a fresh project, then
+// `autodeck run` with the DEFAULT agent (`claude "/autodeck-auto {taskDir}"`, `claude`
+// found on PATH). The fake model plays the loop the installed skill describes, with real
+// Read / Write / Bash tool calls; autodeck's --settings give the session its state hooks and
+// let the protocol's own file operations through without a prompt.
+
+const install = await installClaudeCode();
+const title = `the /autodeck-auto loop under the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
+
+let ws: Workspace | undefined;
+let fake: FakeAnthropic | undefined;
+afterEach(async () => {
+  await fake?.close();
+  ws?.cleanup();
+  ws = fake = undefined;
+});
+
+/** A workspace where `claude` on PATH is the pinned binary, Claude Code's first-run dialogs skipped. */
+function project(w: Workspace, port: number): NodeJS.ProcessEnv {
+  const bin = join(w.dir, 'bin');
+  mkdirSync(bin);
+  symlinkSync(install.bin!, join(bin, 'claude'));
+  const home = join(w.dir, 'claude-home');
+  mkdirSync(home);
+  writeClaudeConfig(home, w.dir);
+  const env = claudeEnv({ home, port });
+  return { ...env, PATH: `${bin}${delimiter}${env.PATH}`, XDG_STATE_HOME: join(w.dir, 'state'), XDG_CONFIG_HOME: join(w.dir, 'config') };
+}
+
+const mainBodies = (f: FakeAnthropic) => f.requests.filter((r) => r.kind === 'main').map((r) => JSON.stringify(r.body));
+
+describe.skipIf(!install.bin)(title, () => {
+  it('init, then run with the default agent: the skill reaches the model, the loop ends complete, no prompt for the protocol, hooks report state', async () => {
+    ws = makeWorkspace('autodeck-claude-loop-');
+    const dir = ws.module('first-task', { status: 'planning' });
+    const work = join(dir, 'notes.md');
+    const signals = walk('planning');
+    fake = await startFakeAnthropic(loopScript(dir, signals, {
+      // the work itself: a Write in the module, not one of the protocol's files (asks, and autodeck answers)
+      during: (n) => (signals[n - 1]!.step === 'exec' ? [{ toolUse: { name: 'Write', input: { file_path: work, content: 'the work\n' } } }] : []),
+      // an agent that ends its turn mid-loop: idle, by its Stop hook's word
+      pauseAfter: { iteration: 2, text: 'The plan passed its check.' },
+    }));
+    const env = project(ws, fake.port);
+
+    const init = await runCli(ws, ['init'], { env });
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('.claude/skills/autodeck-auto/SKILL.md: added the /autodeck-auto skill');
+
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env });
+    expect(r.code, `${r.stderr}\n${JSON.stringify(eventsOf(ws.db, dir).map((e) => [e.kind, e.detail]))}`).toBe(0);
+
+    // the skill's words were the first user message: the stop-file check and the signal's form
+    const first = mainBodies(fake)[0]!;
+    expect(first).toContain('<command-name>/autodeck-auto</command-name>');
+    expect(first).toContain(dir);
+    expect(first).toContain('TASK/.auto-stop');
+    expect(first).toContain('mv TASK/.auto-signal.tmp TASK/.auto-signal');
+
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete', forced: 0, iterations: signals.length });
+    expect(readFileSync(work, 'utf8')).toBe('the work\n');
+    expect(eventsOf(ws.db, dir, 'hook_block')).toEqual([]);
+    expect(eventsOf(ws.db, dir, 'started')[0]!.detail).toMatchObject({ mode: 'signal', hooksInjected: true });
+
+    // two recoveries only: the turn that ended mid-loop, and the prompt for the work's Write.
+    // The protocol's own reads, writes and the rename never asked.
+    const recoveries = eventsOf(ws.db, dir, 'recovery').map((e) => e.detail);
+    expect(recoveries.map((d) => d.kind).sort()).toEqual(['idle', 'permission_prompt']);
+    // the agent's own word decided (its state hooks, injected through --settings)
+    for (const d of recoveries) expect(d.source, JSON.stringify(d)).toBe('hook');
+    const state = readDb(ws.db, (db) => db.prepare(
+      "SELECT a.state, a.event FROM agent_state a JOIN events e ON e.session_name = a.session_name WHERE e.task_dir = ? AND e.kind = 'started'").get(dir));
+    expect(state).toEqual({ state: 'exited', event: 'SessionEnd' });
+    for (const f of ['.auto-signal', '.auto-signal.tmp', '.auto-stop']) expect(existsSync(join(dir, f)), f).toBe(false);
+  }, 180_000);
+
+  it('a 20-iteration loop with the default limits ends by its own (stop) or its limit, never stall_limit', async () => {
+    ws = makeWorkspace('autodeck-claude-loop20-');
+    const dir = ws.module('long-task', { status: 'planning' });
+    // plan, check, 14 progress steps, exec done, check, merge, report: 20 iterations
+    const signals = walk('planning', (pos, n) => (pos.step === 'exec' && n <= 16 ? `(step-${n - 2})` : undefined));
+    expect(signals).toHaveLength(20);
+    fake = await startFakeAnthropic(loopScript(dir, signals));
+    const env = project(ws, fake.port);
+    expect((await runCli(ws, ['init'], { env })).code).toBe(0);
+
+    // default limits (20 iterations, 3 stalls, 3/10 recoveries); only the heartbeat is quicker
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '1'], { env });
+    const run = runsOf(ws.db, dir)[0]!;
+    expect(['complete', 'max_iterations'], r.stderr).toContain(run.outcome);
+    expect(run.iterations).toBe(20);
+    expect(eventsOf(ws.db, dir, 'recovery')).toEqual([]);
+    expect(eventsOf(ws.db, dir, 'hook_block')).toEqual([]);
+  }, 300_000);
+});
