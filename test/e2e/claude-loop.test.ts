@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
@@ -102,4 +103,37 @@ describe.skipIf(!install.bin)(title, () => {
     expect(eventsOf(ws.db, dir, 'recovery')).toEqual([]);
     expect(eventsOf(ws.db, dir, 'hook_block')).toEqual([]);
   }, 300_000);
+
+  it('Write and Edit work in a session Claude Code counts as a background job (its worktree guard is off for autodeck sessions)', async () => {
+    ws = makeWorkspace('autodeck-claude-bg-');
+    rmSync(join(ws.dir, '.git'), { recursive: true });
+    execFileSync('git', ['init', '-q', ws.dir]);
+    const dir = ws.module('edit-task', { status: 'complete' }); // one step: report
+    const file = join(dir, 'report.md');
+    const editWrite = [
+      { toolUse: { name: 'Write', input: { file_path: file, content: 'draft\n' } } },
+      { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'draft', new_string: 'final' } } },
+    ];
+    fake = await startFakeAnthropic(loopScript(dir, walk('complete'), { during: () => editWrite }));
+    // inherited from a parent that runs as a Claude Code background session
+    const env: NodeJS.ProcessEnv = { ...project(ws, fake.port), CLAUDE_CODE_SESSION_KIND: 'bg' };
+
+    // without autodeck's settings, this Claude Code refuses the edit in such a session
+    const control = await startFakeAnthropic([editWrite[0]!, { text: 'done' }]);
+    try {
+      const child = spawn(install.bin!, ['-p', 'write it', '--settings', JSON.stringify({ permissions: { allow: [`Write(/${dir}/**)`] } })],
+        { cwd: ws.dir, env: { ...env, ...claudeEnv({ home: String(env.HOME), port: control.port }) }, stdio: 'ignore' });
+      await new Promise((resolve) => child.on('close', resolve));
+      expect(JSON.stringify(control.requests.filter((q) => q.kind === 'main').at(-1)?.body)).toContain("hasn't isolated its changes");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await control.close();
+    }
+
+    expect((await runCli(ws, ['init'], { env })).code).toBe(0);
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('final\n');
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
+  }, 180_000);
 });
