@@ -14,12 +14,13 @@ const usage = (settingsHelp: string): string => `
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
     autodeck history [TASK_DIR] [--last N] [--json]   finished runs with outcome, times and score
     autodeck serve [--api-port N]            headless supervisor with the loopback REST API
+    autodeck init [--force]                  prepare a project: .gitignore, hooks, the /autodeck-auto skill
     autodeck demo                            real loops on a demo workspace, with the simulated agent
     autodeck sim TASK_DIR                    the simulated agent
 
   Command flags
     --json            machine-readable output (run: NDJSON events on stdout)
-    --force           stop: kill the agent at once
+    --force           stop: kill the agent at once; init: replace an edited skill
     --last N          log / history: how many (log 50, history 20)
     --help, --version
 
