@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { SENTINEL } from '../../src/hooks/sentinel.js';
 import { delimiter, join } from 'node:path';
 import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
@@ -134,6 +135,21 @@ describe.skipIf(!install.bin)(title, () => {
     const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('final\n');
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
+  }, 180_000);
+
+  it('hook mode without init: the Stop hook comes with --settings, blocks with the progress, and the sentinel ends the loop complete', async () => {
+    ws = makeWorkspace('autodeck-claude-hookmode-');
+    const dir = ws.module('hooked', { status: 'executing' });
+    writeFileSync(join(dir, '.plan.md'), '- [ ] first\n- [ ] second\n');
+    fake = await startFakeAnthropic([{ text: 'I looked at the plan.' }, { text: `Everything is done.\n${SENTINEL}` }]);
+    const env = project(ws, fake.port);
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--mode', 'hook', '--agent', 'claude "Work on {taskName}"',
+      '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(ws.dir, '.claude', 'settings.json'))).toBe(false); // nothing of the user's was touched
+    expect(JSON.stringify(fake.requests.filter((q) => q.kind === 'main')[1]?.body)).toContain('autodeck: 0/2 tasks complete (0%)');
+    expect(eventsOf(ws.db, dir).filter((e) => e.kind.startsWith('hook_')).map((e) => e.kind)).toEqual(['hook_block', 'hook_allow']);
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
   }, 180_000);
 });
