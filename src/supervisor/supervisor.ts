@@ -47,6 +47,7 @@ import type { BeatLimits } from './heartbeat.js';
 import { HOOKS_ENV, HOOKS_INJECTED, sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
 import { injectedHookCommands } from '../hooks/commands.js';
 import { readUserSettingsArg } from '../agents/userSettingsArg.js';
+import { profileForProgram } from '../config/schema.js';
 
 /**
  * A Claude Code agent's argv with autodeck's `--settings` (its hooks, the protocol's
@@ -170,7 +171,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (!program) throw new StartRefused('usage', missingProgramMessage(argv[0] ?? ''));
     argv[0] = program;
     const mode = this.settings.mode ?? 'signal';
-    const hooksInjected = this.settings.agentProfile === 'claude';
+    // Only Claude Code itself takes --settings: a wrapper or the simulator read as the claude profile must not get it.
+    const hooksInjected = this.settings.agentProfile === 'claude' && profileForProgram(program) === 'claude';
     const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
 
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
