@@ -5,7 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { SIM_AGENT } from '../helpers/cli.js';
-import { loopRow, runsOf } from '../helpers/db.js';
+import { eventsOf, loopRow, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { http, type HttpReply } from '../helpers/http.js';
 import { resolveSettings } from '../../src/config/settings.js';
@@ -14,6 +14,8 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { startApi, type ApiServer } from '../../src/api/server.js';
 import { apiTokenPath, loadOrCreateToken, tokensEqual } from '../../src/api/token.js';
 import { sessionName } from '../../src/paths.js';
+import { expandAgentArgv } from '../../src/agent/command.js';
+import { spawnSync } from 'node:child_process';
 
 // A real HTTP server on an ephemeral loopback port, in front of an in-process Supervisor
 // that runs the simulated agent in real PTYs against a real SQLite file.
@@ -425,5 +427,27 @@ describe('REST API: session ids chosen by the caller (SPEC 8)', () => {
     expect(r.status, r.text).toBe(201);
     expect(r.json.session).toBe(sessionName('caller-auto', dir));
     await stopAndWait(sessionName('caller-auto', dir), dir);
+  });
+  it('a loop left by a dead autodeck keeps its session: adopted by "auto", 409 for another id', async () => {
+    const dir = longModule('caller-orphan');
+    // an owner that has exited: its pid is dead on this host
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const at = new Date().toISOString();
+    store.loops.insert({
+      session: 'kept.id', taskDir: dir, taskName: 'caller-orphan', root: ws.root, maxIterations: 200, timeoutMinutes: 30,
+      startedAt: at, backend: 'pty', ownerPid: dead, ownerHost: supervisor.host, ownerHeartbeatAt: at,
+      agentArgv: expandAgentArgv(supervisor.settings.agent, { taskDir: dir, taskName: 'caller-orphan', session: 'kept.id', root: ws.root }),
+      settings: {}, status: 'running',
+    });
+    const other = await start(dir, {}, 'other');
+    expect(other.status).toBe(409);
+    expect(other.json.error).toMatch(/caller-orphan: a loop is already running in session kept\.id/);
+    const adopted = await start(dir, {}, 'auto');
+    expect(adopted.status, adopted.text).toBe(201);
+    expect(adopted.json).toMatchObject({ session: 'kept.id', taskDir: dir, owner: { pid: process.pid } });
+    expect(eventsOf(ws.db, dir, 'recovered')[0]!.detail).toMatchObject({ action: 'restart', from: { pid: dead } });
+    await waitFor(() => (loopRow(ws.db, dir)?.agent_pid ? loopRow(ws.db, dir) : undefined), 'the restarted agent');
+    await stopAndWait('kept.id', dir);
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ session_name: 'kept.id', restarts: 1 });
   });
 });
