@@ -176,7 +176,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       // The database is the final guard against two processes starting one loop at once.
       if (isConstraintError(err)) {
         const winner = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
-        throw winner ? this.conflict(winner) : new StartRefused('conflict', `${module.name}: a loop is already running`);
+        throw winner ? this.conflict(winner, winner.taskDir === module.dir ? undefined : module.name) : new StartRefused('conflict', `${module.name}: a loop is already running`);
       }
       throw err;
     }
