@@ -187,7 +187,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
             height={tableHeight}
             width={width}
             limits={model.settings}
-            emptyText={ui.filter ? `no module matches "${ui.filter}"` : 'no task modules under the roots'}
+            emptyText={ui.filter ? `no module matches "${ui.filter}"` : 'no task modules under the roots: autodeck new NAME makes one'}
           />
           {detailHeight > 0 && row ? <DetailPane row={row} height={detailHeight} width={width} /> : null}
         </Box>

@@ -7,6 +7,7 @@ import { CliError, EXIT, isCliError, type CommandContext, type DashboardLauncher
 const usage = (settingsHelp: string): string => `
   Usage
     autodeck [--root DIR]...                 the dashboard (needs a terminal)
+    autodeck new NAME [--title T]            a new task module (draft) under the first root
     autodeck run TASK_DIR... [flags]         supervise loops headless, in the foreground
     autodeck status [--json]                 every active loop and the last finished ones
     autodeck stop TASK_DIR [--force]         ask a loop to stop (writes the stop file)
@@ -22,6 +23,7 @@ const usage = (settingsHelp: string): string => `
     --json            machine-readable output (run: NDJSON events on stdout)
     --force           stop: kill the agent at once; init: replace an edited skill
     --last N          log / history: how many (log 50, history 20)
+    --title T         new: the module's title (default: NAME)
     --help, --version
 
   Exit codes: 0 all went as asked (run: every loop complete), 1 a loop ended another
@@ -31,11 +33,13 @@ const usage = (settingsHelp: string): string => `
 ${settingsHelp.replace(/^/gm, '  ')}
 `;
 
-const COMMANDS = ['run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook'] as const;
+const COMMANDS = ['new', 'run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 async function dispatch(name: CommandName, ctx: CommandContext): Promise<number> {
   switch (name) {
+    case 'new':
+      return (await import('./commands/new.js')).newModule(ctx);
     case 'run':
       return (await import('./commands/run.js')).run(ctx);
     case 'status':
@@ -87,6 +91,7 @@ async function parseWithMeow(argv: string[]) {
         json: { type: 'boolean' },
         force: { type: 'boolean' },
         last: { type: 'string' },
+        title: { type: 'string' },
       },
     });
   } catch (err) {

@@ -77,3 +77,10 @@ export function sessionName(moduleName: string, realPath: string): string {
   const hash = createHash('sha1').update(realPath).digest('hex').slice(0, 6);
   return `auto-${slug(moduleName)}-${hash}`;
 }
+
+/** SPEC 8: a session id a caller may choose (the REST API's `:id`). */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function isSessionId(id: string): boolean {
+  return SESSION_ID_PATTERN.test(id);
+}

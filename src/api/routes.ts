@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { isAbsolute } from 'node:path';
-import { sessionName } from '../paths.js';
+import { isSessionId } from '../paths.js';
 import { resolveModule } from '../protocol/modules.js';
 import { isBusyError } from '../store/db.js';
 import type { Store } from '../store/index.js';
@@ -83,11 +83,8 @@ export async function startLoop({ req, params, deps }: RequestContext): Promise<
   const resolved = resolveModule(taskDir, deps.settings.roots);
   if (!resolved.ok) throw new HttpError(403, `not a task module under a root: ${excerpt(taskDir)}`);
   const { module } = resolved;
-  const expected = sessionName(module.name, module.dir);
-  const [id] = params;
-  if (id !== AUTO_SESSION && id !== expected) {
-    throw new HttpError(400, `the session of ${excerpt(module.name, 60)} is ${expected} (or use "${AUTO_SESSION}"), not ${excerpt(id, 60)}`);
-  }
+  const id = sessionId(params[0]);
+  if (id !== AUTO_SESSION) options.session = id;
   // Limits the client left out come from the module's past runs, else the defaults.
   if (options.maxIterations === undefined || options.timeoutMinutes === undefined) {
     const { maxIterations, timeoutMinutes } = deps.supervisor.settings;
@@ -102,16 +99,29 @@ export async function startLoop({ req, params, deps }: RequestContext): Promise<
     if (isBusyError(err)) throw new HttpError(503, 'the state database is locked by another process; try again');
     throw err;
   }
-  const row = deps.store.loops.get(expected);
+  const row = deps.store.loops.getByTaskDir(module.dir);
   // Adopting an orphan that was stopping finishes it at once: nothing runs now.
   if (!row) throw new HttpError(409, `${excerpt(module.name, 60)}: a loop left there by an autodeck that died was being stopped and has been finished; start again`);
   return { status: 201, body: statusOf(row, deps) };
 }
 
+/** The path's `:id`, decoded and checked (SPEC 8: `[A-Za-z0-9._-]{1,64}`), or 400. */
+function sessionId(raw: string | undefined): string {
+  let id: string | undefined;
+  try {
+    id = decodeURIComponent(raw ?? '');
+  } catch { /* malformed escape: not an id */ }
+  if (id === undefined || !isSessionId(id)) {
+    throw new HttpError(400, `a session id is 1 to 64 of A-Z a-z 0-9 . _ - (or "${AUTO_SESSION}"), not ${excerpt(id ?? raw ?? '', 60)}`);
+  }
+  return id;
+}
+
 /** The active row of a session, or 404. */
-function sessionRow(deps: ApiDeps, id: string | undefined): LoopRow {
-  const row = id ? deps.store.loops.get(id) : undefined;
-  if (!row) throw new HttpError(404, `no loop in session ${excerpt(id ?? '', 60)}`);
+function sessionRow(deps: ApiDeps, raw: string | undefined): LoopRow {
+  const id = sessionId(raw);
+  const row = deps.store.loops.get(id);
+  if (!row) throw new HttpError(404, `no loop in session ${excerpt(id, 60)}`);
   return row;
 }
 
@@ -145,9 +155,12 @@ export function lookupLoop({ url, deps }: RequestContext): Reply {
   return { status: 200, body: { session_name: row.session, status: row.status } };
 }
 
-/** SPEC 8. A session name has no `/`; a path matches one route at most. */
+/**
+ * SPEC 8. A path matches one route at most. `:id` takes anything up to the last
+ * `/task-auto`, so a bad id (`a/b`) is a 400 that says why, not a 404.
+ */
 export const ROUTES: readonly Route[] = [
-  { pattern: /^\/api\/sessions\/([^/]+)\/task-auto$/, handlers: { POST: startLoop, GET: getLoop, DELETE: stopLoop } },
+  { pattern: /^\/api\/sessions\/(.+)\/task-auto$/, handlers: { POST: startLoop, GET: getLoop, DELETE: stopLoop } },
   { pattern: /^\/api\/task-auto\/lookup$/, handlers: { GET: lookupLoop } },
 ];
 

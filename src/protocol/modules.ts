@@ -1,5 +1,8 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute, resolve } from 'node:path';
+import { targetHasContent } from './target.js';
+
+export { targetHasContent };
 
 /** Files whose presence makes a folder a task module (SPEC 1). */
 export const MODULE_MARKERS = ['.index.json', '.index.md', '.target.md', '.working/.status.json'] as const;
@@ -133,22 +136,6 @@ export function readModuleInfo(dir: string): ModuleInfo {
   if (typeof working?.stage === 'string') info.stage = working.stage;
   if (typeof working?.updated_at === 'string') info.updatedAt = working.updated_at;
   return info;
-}
-
-/**
- * Whether `.target.md` says something beyond a template: a line that is not blank, not
- * a heading, not an HTML comment and not a placeholder bullet.
- */
-export function targetHasContent(text: string): boolean {
-  const withoutComments = text.replace(/<!--[\s\S]*?-->/g, '');
-  return withoutComments.split(/\r?\n/).some((raw) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return false;
-    if (/^[-*+]\s*(\[[ x]\])?\s*$/i.test(line)) return false; // an empty bullet or checkbox
-    if (/^(todo|tbd|\.\.\.|…)$/i.test(line)) return false;
-    if (/^[-*+]?\s*<[^>]*>\s*$/.test(line)) return false; // a <placeholder>
-    return true;
-  });
 }
 
 export function readTarget(dir: string): string | undefined {

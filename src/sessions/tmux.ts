@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Session, SessionExit, SessionFactory, SpawnSpec } from './session.js';
-import { buildSpawnCommand, checkSessionName, escapeTmuxFormat, planEnv, shQuote, tmuxChain } from './tmuxCommand.js';
+import { buildSpawnCommand, checkSessionName, escapeTmuxFormat, planEnv, shQuote, tmuxChain, tmuxSessionName } from './tmuxCommand.js';
 import {
   clientEnv, clientOf, exitOf, globalArgs, nudge, PANE_FORMAT, panesOf, parsePanes, serverEnv, tmux, tmuxAsync, tmuxRaw,
   type Client, type PaneState, type TmuxOptions,
@@ -399,9 +399,9 @@ export function spawnTmuxSession(spec: SpawnSpec, opts: TmuxOptions = {}): TmuxS
   return new TmuxSession(c, spec.name, paneId, Number(pid), rows);
 }
 
-/** A SessionFactory for the tmux backend, on `opts.socket` (default `autodeck`). */
+/** A SessionFactory for the tmux backend, on `opts.socket` (default `autodeck`); `spec.name` is autodeck's session id. */
 export function tmuxFactory(opts: TmuxOptions = {}): SessionFactory {
-  return (spec) => spawnTmuxSession(spec, opts);
+  return (spec) => spawnTmuxSession({ ...spec, name: tmuxSessionName(spec.name) }, opts);
 }
 
 /**

@@ -141,6 +141,15 @@ export function buildSpawnCommand(
   return { args: tmuxChain([...SERVER_OPTIONS, [...head, '--', '/bin/sh', path]]), launcher: { path, script: launcherScript(words) } };
 }
 
+/**
+ * The tmux session of an autodeck session. tmux turns `.` into `_` in a name (and a
+ * caller's id may hold `.`, SPEC 8): `.` becomes `+`, which no session id holds, so two
+ * ids never share a tmux session. Derived names have no `.` and pass unchanged.
+ */
+export function tmuxSessionName(session: string): string {
+  return session.replaceAll('.', '+');
+}
+
 /** A name tmux keeps as given (it turns `.` and `:` into `_`) and that we can target exactly. */
 export function checkSessionName(name: string): void {
   // eslint-disable-next-line no-control-regex

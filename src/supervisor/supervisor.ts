@@ -1,13 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agent/command.js';
-import { gitTopLevel, sessionName } from '../paths.js';
+import { gitTopLevel, isSessionId, sessionName } from '../paths.js';
 import { removeIfPresent } from '../protocol/atomic.js';
 import { resolveModule, startRefusal } from '../protocol/modules.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
 import { STOP_FILE, type StopReason } from '../protocol/stopFile.js';
 import { spawnPtySession } from '../sessions/pty.js';
 import { attachTmuxSession, tmuxFactory } from '../sessions/tmux.js';
+import { tmuxSessionName } from '../sessions/tmuxCommand.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
 import { isConstraintError } from '../store/db.js';
@@ -87,6 +88,8 @@ export class StartRefused extends Error {
 export interface StartOptions {
   maxIterations?: number;
   timeoutMinutes?: number;
+  /** The session id a caller chose (SPEC 8); the derived name when left out. */
+  session?: string;
 }
 
 export interface SupervisorOptions {
@@ -158,11 +161,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const { module } = resolved;
     const refusal = startRefusal(module.dir);
     if (refusal) throw new StartRefused('usage', `${module.name}: ${refusal}`);
-    const session = sessionName(module.name, module.dir);
-    const existing = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
-    if (existing && existing.status !== 'failed') {
-      if (this.isOrphan(existing)) return this.adopt(existing);
-      throw this.conflict(existing);
+    if (opts.session !== undefined && !isSessionId(opts.session)) {
+      throw new StartRefused('usage', `a session id is 1 to 64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(opts.session.slice(0, 80))})`);
+    }
+    const session = opts.session ?? sessionName(module.name, module.dir);
+    // One loop per module and one per session (SPEC 8); failed rows are replaced.
+    const existing = [this.store.loops.getByTaskDir(module.dir), this.store.loops.get(session)]
+      .find((r) => r !== undefined && r.status !== 'failed');
+    if (existing) {
+      // An orphan of this module is adopted in its own session, unless the caller asked for another.
+      const mine = existing.taskDir === module.dir && (opts.session === undefined || opts.session === existing.session);
+      if (mine && this.isOrphan(existing)) return this.adopt(existing);
+      throw this.conflict(existing, existing.taskDir === module.dir ? undefined : module.name);
     }
 
     const argv = expandAgentArgv(this.settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
@@ -192,7 +202,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       // The database is the final guard against two processes starting one loop at once.
       if (isConstraintError(err)) {
         const winner = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
-        throw winner ? this.conflict(winner) : new StartRefused('conflict', `${module.name}: a loop is already running`);
+        throw winner ? this.conflict(winner, winner.taskDir === module.dir ? undefined : module.name) : new StartRefused('conflict', `${module.name}: a loop is already running`);
       }
       throw err;
     }
@@ -269,7 +279,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const from = { pid: orphan.ownerPid, host: orphan.ownerHost };
     const row = this.store.loops.get(orphan.session)!;
     // A tmux agent outlives its supervisor: watch it again rather than start a second one.
-    const survivor = orphan.backend === 'tmux' ? attachTmuxSession(orphan.session, this.tmux) : undefined;
+    const survivor = orphan.backend === 'tmux' ? attachTmuxSession(tmuxSessionName(orphan.session), this.tmux) : undefined;
     if (survivor && !survivor.exited) {
       const loop = this.makeLoop(row);
       this.record(row, 'recovered', { from, status: orphan.status, action: 'reattach', agentPid: survivor.pid });
@@ -298,9 +308,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return loop;
   }
 
-  private conflict(existing: LoopRow): StartRefused {
+  /** `asked`: the module that wanted a session another module's loop holds. */
+  private conflict(existing: LoopRow, asked?: string): StartRefused {
     const owner = existing.ownerPid ? ` by autodeck pid ${existing.ownerPid} on ${existing.ownerHost}` : '';
-    return new StartRefused('conflict', `${existing.taskName || existing.taskDir}: a loop is already ${existing.status} in session ${existing.session}${owner}`);
+    const name = existing.taskName || existing.taskDir;
+    if (asked !== undefined) {
+      return new StartRefused('conflict', `${asked}: session ${existing.session} is taken: a loop on ${name} is already ${existing.status} in it${owner}`);
+    }
+    return new StartRefused('conflict', `${name}: a loop is already ${existing.status} in session ${existing.session}${owner}`);
   }
 
   /**

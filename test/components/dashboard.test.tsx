@@ -253,6 +253,11 @@ describe('views', () => {
     await app.waitForFrame((f) => /scroll {2}2-/.test(f), 'scrolled by one');
   });
 
+  it('without modules, says how to make one', async () => {
+    app = renderApp({ model: new FakeModel([]), columns: 100 });
+    await app.waitForFrame((f) => f.includes('no task modules under the roots: autodeck new NAME makes one'), 'the empty table');
+  });
+
   it('the filter narrows the table while typing; Esc clears it', async () => {
     app = renderApp({ model: threeModules(), columns: 100 });
     await app.waitForFrame((f) => f.includes('port-api'), 'the table');

@@ -34,6 +34,7 @@ export function loopRow(path: string, taskDir: string): TaskAutoRow | undefined 
 }
 
 export interface RunRowRaw {
+  session_name: string;
   task_dir: string;
   outcome: string;
   forced: number;

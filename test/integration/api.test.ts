@@ -5,7 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { SIM_AGENT } from '../helpers/cli.js';
-import { loopRow, runsOf } from '../helpers/db.js';
+import { eventsOf, loopRow, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { http, type HttpReply } from '../helpers/http.js';
 import { resolveSettings } from '../../src/config/settings.js';
@@ -14,6 +14,8 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { startApi, type ApiServer } from '../../src/api/server.js';
 import { apiTokenPath, loadOrCreateToken, tokensEqual } from '../../src/api/token.js';
 import { sessionName } from '../../src/paths.js';
+import { expandAgentArgv } from '../../src/agent/command.js';
+import { spawnSync } from 'node:child_process';
 
 // A real HTTP server on an ephemeral loopback port, in front of an in-process Supervisor
 // that runs the simulated agent in real PTYs against a real SQLite file.
@@ -310,15 +312,12 @@ describe('REST API: refusals', () => {
     expect((await call('GET', '/api/task-auto/lookup?taskDir=/nowhere')).status).toBe(404);
   });
 
-  it('400 on a wrong session id, naming the expected one; the error never echoes raw input', async () => {
+  it('400 on a malformed session id; the error never echoes raw input', async () => {
     const dir = ws.module('eta');
-    const expected = sessionName('eta', dir);
-    const r = await start(dir, {}, 'auto-other-123456');
-    expect(r.status).toBe(400);
-    expect(r.json.error).toContain(expected);
     const nasty = `%1b%5b31m${'A'.repeat(500)}`;
     const n = await start(dir, {}, nasty);
     expect(n.status).toBe(400);
+    expect(n.json.error).toMatch(/session id/);
     expect(n.json.error.length).toBeLessThan(300);
     expect(n.json.error).not.toMatch(/\u001b/);
     const odd = await start(`${dir}/\u001b[31m${'B'.repeat(1000)}`);
@@ -352,5 +351,103 @@ describe('REST API: refusals', () => {
       await otherApi.close();
       other.close();
     }
+  });
+});
+
+describe('REST API: session ids chosen by the caller (SPEC 8)', () => {
+  const stopAndWait = async (id: string, dir: string) => {
+    expect((await call('DELETE', `/api/sessions/${id}/task-auto`)).status).toBe(202);
+    await waitFor(() => endedRuns(dir)?.find((run) => run.outcome === 'user_stop'), `the stop of ${id}`);
+  };
+
+  it('starts loops in sessions s1 and my.session-2, finds them by id and by lookup, stops them by id', async () => {
+    const one = longModule('caller-one');
+    const two = longModule('caller-two');
+    for (const [id, dir] of [['s1', one], ['my.session-2', two]] as const) {
+      const r = await start(dir, {}, id);
+      expect(r.status, r.text).toBe(201);
+      expect(r.json).toMatchObject({ session: id, taskDir: dir });
+      expect(loopRow(ws.db, dir)).toMatchObject({ session_name: id });
+    }
+    await waitFor(() => (loopRow(ws.db, two)?.iteration_count ?? 0) >= 1, 'a first signal in my.session-2');
+    for (const [id, dir] of [['s1', one], ['my.session-2', two]] as const) {
+      const got = await call('GET', `/api/sessions/${id}/task-auto`);
+      expect(got.status, got.text).toBe(200);
+      expect(got.json).toMatchObject({ session: id, taskDir: dir });
+      const found = await call('GET', `/api/task-auto/lookup?taskDir=${encodeURIComponent(dir)}`);
+      expect(found.json).toEqual({ session_name: id, status: expect.any(String) });
+    }
+    // the agent was told its session: the hooks find their loop by it
+    const env = readFileSync(`/proc/${loopRow(ws.db, two)!.agent_pid}/environ`, 'latin1').split('\0');
+    expect(env).toContain('AUTODECK_SESSION=my.session-2');
+    for (const [id, dir] of [['s1', one], ['my.session-2', two]] as const) {
+      const del = await call('DELETE', `/api/sessions/${id}/task-auto`);
+      expect(del.status).toBe(202);
+      expect(del.json).toEqual({ session_name: id, status: 'stopping' });
+      const [run] = await waitFor(() => endedRuns(dir), `the run in ${id} to end`);
+      expect(run).toMatchObject({ outcome: 'user_stop', session_name: id });
+      expect((await call('GET', `/api/sessions/${id}/task-auto`)).status).toBe(404);
+    }
+  });
+
+  it('400 for an id outside [A-Za-z0-9._-]{1,64}, on POST, GET and DELETE; nothing starts', async () => {
+    const dir = ws.module('caller-bad');
+    for (const id of ['a/b', 'a%2Fb', 'x'.repeat(65), encodeURIComponent('sp ace'), 'a:b', '%E0%A4%A']) {
+      const r = await start(dir, {}, id);
+      expect(r.status, id).toBe(400);
+      expect(r.json.error).toMatch(/^a session id is 1 to 64 of A-Z a-z 0-9 \. _ -/);
+      for (const method of ['GET', 'DELETE']) expect((await call(method, `/api/sessions/${id}/task-auto`)).status, `${method} ${id}`).toBe(400);
+    }
+    expect(loopRow(ws.db, dir)).toBeUndefined();
+    // 64 characters is still an id
+    const long = 'x'.repeat(64);
+    expect((await call('GET', `/api/sessions/${long}/task-auto`)).status).toBe(404);
+  });
+
+  it('409 for a second module in a taken session and for the same module in another session', async () => {
+    const first = longModule('caller-first');
+    const second = longModule('caller-second');
+    expect((await start(first, {}, 'shared')).status).toBe(201);
+    const again = await start(second, {}, 'shared');
+    expect(again.status).toBe(409);
+    expect(again.json.error).toMatch(/caller-second: session shared is taken: a loop on caller-first is already/);
+    expect(loopRow(ws.db, second)).toBeUndefined();
+    for (const id of ['elsewhere', 'auto']) {
+      const moved = await start(first, {}, id);
+      expect(moved.status, id).toBe(409);
+      expect(moved.json.error).toMatch(/caller-first: a loop is already \w+ in session shared/);
+    }
+    expect(loopRow(ws.db, first)).toMatchObject({ session_name: 'shared' });
+    await stopAndWait('shared', first);
+  });
+
+  it('"auto" still derives the session name', async () => {
+    const dir = longModule('caller-auto');
+    const r = await start(dir, {}, 'auto');
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.session).toBe(sessionName('caller-auto', dir));
+    await stopAndWait(sessionName('caller-auto', dir), dir);
+  });
+  it('a loop left by a dead autodeck keeps its session: adopted by "auto", 409 for another id', async () => {
+    const dir = longModule('caller-orphan');
+    // an owner that has exited: its pid is dead on this host
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const at = new Date().toISOString();
+    store.loops.insert({
+      session: 'kept.id', taskDir: dir, taskName: 'caller-orphan', root: ws.root, maxIterations: 200, timeoutMinutes: 30,
+      startedAt: at, backend: 'pty', ownerPid: dead, ownerHost: supervisor.host, ownerHeartbeatAt: at,
+      agentArgv: expandAgentArgv(supervisor.settings.agent, { taskDir: dir, taskName: 'caller-orphan', session: 'kept.id', root: ws.root }),
+      settings: {}, status: 'running',
+    });
+    const other = await start(dir, {}, 'other');
+    expect(other.status).toBe(409);
+    expect(other.json.error).toMatch(/caller-orphan: a loop is already running in session kept\.id/);
+    const adopted = await start(dir, {}, 'auto');
+    expect(adopted.status, adopted.text).toBe(201);
+    expect(adopted.json).toMatchObject({ session: 'kept.id', taskDir: dir, owner: { pid: process.pid } });
+    expect(eventsOf(ws.db, dir, 'recovered')[0]!.detail).toMatchObject({ action: 'restart', from: { pid: dead } });
+    await waitFor(() => (loopRow(ws.db, dir)?.agent_pid ? loopRow(ws.db, dir) : undefined), 'the restarted agent');
+    await stopAndWait('kept.id', dir);
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ session_name: 'kept.id', restarts: 1 });
   });
 });

@@ -70,7 +70,14 @@ describe('stateOfEvent', () => {
     [{ hook_event_name: 'SessionStart', source: 'compact' }, 'compacted'],
     [{ hook_event_name: 'SessionStart', source: 'startup' }, undefined],
     [{ hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' }, 'exited'],
-    [{ hook_event_name: 'PostToolUse' }, undefined],
+    [{ hook_event_name: 'PostToolUse' }, 'busy'],
+    [{ hook_event_name: 'PostToolUseFailure', error: 'exit 1' }, 'busy'],
+    [{ hook_event_name: 'PermissionRequest', tool_name: 'Write' }, 'waiting'],
+    [{ hook_event_name: 'Elicitation' }, 'waiting'],
+    [{ hook_event_name: 'PostCompact', trigger: 'auto' }, 'compacted'],
+    [{ hook_event_name: 'Stop', stop_hook_active: false }, 'idle'],
+    [{ hook_event_name: 'StopFailure', error: 'rate_limit' }, 'idle'],
+    [{ hook_event_name: 'SubagentStop' }, undefined],
     [{}, undefined],
   ])('%j is %s', (event, state) => {
     expect(stateOfEvent(event)?.state).toBe(state);

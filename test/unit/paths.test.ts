@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  defaultDbPath, defaultRoots, gitTopLevel, projectConfigPath, sessionName, slug, userConfigPath,
+  defaultDbPath, defaultRoots, gitTopLevel, isSessionId, projectConfigPath, sessionName, slug, userConfigPath,
   xdgConfigHome, xdgStateHome,
 } from '../../src/paths.js';
 
@@ -94,5 +94,12 @@ describe('sessionName', () => {
 
   it('tells apart modules of the same name under different roots', () => {
     expect(sessionName('t', '/a/t')).not.toBe(sessionName('t', '/b/t'));
+  });
+});
+
+describe('isSessionId', () => {
+  it('takes [A-Za-z0-9._-]{1,64} and nothing else', () => {
+    for (const ok of ['s1', 'my.session-2', 'A_b.C-9', 'auto', 'x'.repeat(64), '...']) expect(isSessionId(ok), ok).toBe(true);
+    for (const bad of ['', 'a/b', 'sp ace', 'x'.repeat(65), 'a:b', 'é', 'a\nb', 'a%2Fb']) expect(isSessionId(bad), bad).toBe(false);
   });
 });

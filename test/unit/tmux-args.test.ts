@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildSpawnCommand, checkSessionName, COMMAND_BYTES_MAX, commandBytes, commandWords, escapeTmuxArg, escapeTmuxFormat,
-  launcherScript, parseShowEnvironment, parseTmuxVersion, planEnv, SERVER_OPTIONS, shQuote, tmuxChain, TRAMPOLINE,
+  launcherScript, parseShowEnvironment, parseTmuxVersion, planEnv, SERVER_OPTIONS, shQuote, tmuxChain, tmuxSessionName, TRAMPOLINE,
 } from '../../src/sessions/tmuxCommand.js';
 
 // The words autodeck hands to tmux and to sh. tmux's own reading of them is covered by
@@ -173,5 +173,17 @@ describe('parseTmuxVersion and checkSessionName', () => {
   it('accepts SPEC session names, refuses names tmux would change or misread', () => {
     expect(() => checkSessionName('auto-my-module-1a2b3c')).not.toThrow();
     for (const bad of ['', 'a.b', 'a:b', '=a', 'a;', 'a\nb']) expect(() => checkSessionName(bad)).toThrow(/session name/);
+  });
+});
+
+describe('tmuxSessionName', () => {
+  it('maps a caller id to a name tmux keeps as given, one id to one name', () => {
+    expect(tmuxSessionName('my.session-2')).toBe('my+session-2');
+    // derived names and ids without "." are unchanged: tmux sessions of older loops are found again
+    for (const same of ['auto-my-module-1a2b3c', 's1', 'a_b', 'x'.repeat(64)]) expect(tmuxSessionName(same)).toBe(same);
+    const ids = ['a.b', 'a_b', 'a-b', 'ab', 'a..b', 'a._b', '.', '_', '...x'];
+    const names = ids.map(tmuxSessionName);
+    expect(new Set(names).size).toBe(ids.length);
+    for (const name of names) expect(() => checkSessionName(name)).not.toThrow();
   });
 });
