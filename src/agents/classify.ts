@@ -55,6 +55,10 @@ function matchedLine(text: string, regex: RegExp): string {
 
 /** A menu line with the cursor on it: `❯ 2. No`. */
 const MENU_CURSOR = /^\s*(?:│\s*)?[❯›>●▌]\s*(\d+)\.\s/m;
+/** Every numbered option of a menu, with its label. */
+const MENU_OPTION = /^\s*(?:│\s*)?(?:[❯›>●▌]\s*)?(\d+)\.\s+([^\n]*)$/gm;
+/** An option that refuses or quits. */
+const REFUSAL = /^(?:No\b|Deny\b|Cancel\b|Exit\b|Quit\b|Reject\b)/i;
 
 /**
  * The writes that answer a prompt, each its own write (a composer swallows an Enter
@@ -66,6 +70,13 @@ export function answerKeys(profile: Profile, c: Classification, lines: readonly 
       // Enter takes the highlighted option; when the cursor is not on "1. Yes", choose 1 directly.
       const text = lines.join('\n');
       const cursor = MENU_CURSOR.exec(text);
+      // The highlighted option refuses or quits (`❯ 1. No, exit`): choose the first "Yes" by its number.
+      const options = [...text.matchAll(MENU_OPTION)].map((m) => ({ n: m[1]!, label: m[2]!.trim() }));
+      const current = cursor ? options.find((o) => o.n === cursor[1]) : undefined;
+      if (current && REFUSAL.test(current.label)) {
+        const yes = options.find((o) => /^Yes\b/i.test(o.label));
+        if (yes) return [yes.n];
+      }
       if (cursor && cursor[1] !== '1') return ['1'];
       // Codex names its keys: `Yes, proceed (y)`; otherwise Enter takes the highlighted "Yes".
       return profile.name === 'codex' && /\(y\)/.test(text) ? ['y'] : ['\r'];

@@ -8,7 +8,7 @@ import type { Layout } from './regions.js';
  * a working Claude Code still shows its input box).
  */
 export const SCREEN_KINDS = [
-  'quota', 'unknown_command', 'compacting', 'permission_prompt', 'question', 'yes_no_prompt', 'continue_prompt', 'busy', 'idle',
+  'quota', 'unknown_command', 'compacting', 'question', 'permission_prompt', 'yes_no_prompt', 'continue_prompt', 'busy', 'idle',
 ] as const;
 export type ScreenKind = (typeof SCREEN_KINDS)[number] | 'unknown';
 
@@ -101,7 +101,8 @@ const CLAUDE_LAYOUT: Layout = {
   inputLine: /^\s*(?:│\s*)?([❯>])(?=[\s\u00a0]|$)/,
   // the model's `●`/`⏺` messages and their indented continuations, the user's echoed `❯ text`
   conversation: /^(?:\s*[⏺●]\s|\s*│?\s*[❯>][\s\u00a0]+\S|\s{2,}\S)/,
-  overlay: /^\s*⌕ Search…/,
+  message: /^\s*[⏺●]\s/,
+  overlay: /^ ?⌕ Search…/,
 };
 
 const CLAUDE: Profile = {
@@ -109,17 +110,20 @@ const CLAUDE: Profile = {
   layout: CLAUDE_LAYOUT,
   patterns: [
     p('quota', /What do you want to do\?[\s\S]*1\.\s*Stop and wait for limit to reset/, 'bottom', 'Claude Code quota menu'),
-    p('unknown_command', /(?:^|⎿\s*)Unknown (?:slash )?command:?\s*(\/\S+)/m, 'recent', 'Claude Code 2.1.197 (captured)'),
-    p('unknown_command', /(?:^|⎿\s*)Args from unknown skill:?\s*(\S+)?/m, 'recent', 'Claude Code 2.1.197 (captured)'),
+    // `● Unknown command: /nonexistent-skill` then `● Args from unknown skill: foo` (captured)
+    p('unknown_command', /^\s*(?:[●⏺⎿]\s*)?Unknown (?:slash )?command:?\s*(\/\S+)/m, 'recent', 'Claude Code 2.1.197 (captured)'),
+    p('unknown_command', /^\s*(?:[●⏺⎿]\s*)?Args from unknown skill\b/m, 'recent', 'Claude Code 2.1.197 (captured)'),
     p('compacting', /Compacting conversation/, 'bottom', 'Claude Code'),
+    // AskUserQuestion: `☐ Header`, options, `Type something.`, `Enter to select · ↑/↓ to navigate · Esc to cancel`
+    p('question', /Enter to select · ↑\/↓ to navigate|^\s*(?:[❯>]\s*)?\d+\.\s*Type something\.?$|^\s*☐ \S/m, 'bottom', 'Claude Code 2.1.197 question tool (captured)'),
+    // a dialog's footer with no menu and no history search: it waits for an answer autodeck cannot give
+    p('question', /(?<![\s\S])(?![\s\S]*⌕ Search…)(?![\s\S]*^\s*(?:│\s*)?[❯>]\s*\d+\.)[\s\S]*\besc to cancel\b/im, 'bottom', 'Claude Code dialog footer'),
     p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\n(?:[^\n]*\n){0,2}?\s*(?:│\s*)?[❯>]\s*1\.\s/i, 'bottom', 'Claude Code permission menu'),
     p('permission_prompt', /❯\s*1\.\s*Yes, I trust this folder/, 'bottom', 'Claude Code folder trust'),
     p('permission_prompt', /^\s*(?:│\s*)?❯\s*\d+\.\s.*\n\s*(?:│\s*)?\d+\.\s|^\s*(?:│\s*)?\d+\.\s.*\n\s*(?:│\s*)?❯\s*\d+\.\s/m, 'bottom', 'a numbered menu with its cursor'),
     p('permission_prompt', /\d+\.\s*(?:Deny|No)\s*\(esc\)|No, and tell Claude what to do differently/i, 'bottom', 'Claude Code permission options'),
     // older layouts: `│ Do you want to run this command?` over `│ Yes` / `│ No`; `Yes, allow once`
     p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*(?:│\s*)?(?:[❯>]\s*)?(?:1\.\s*)?Yes\b|^\s*(?:│\s*)?(?:[❯>]\s*)?Yes, allow once\b/im, 'bottom', 'Claude Code permission menu (older layouts)'),
-    // a dialog's footer with no menu: the agent waits for an answer autodeck cannot give
-    p('question', /^(?![\s\S]*⌕ Search…)[\s\S]*\besc to cancel\b/i, 'bottom', 'Claude Code dialog footer'),
     YES_NO,
     PRESS_ENTER,
     ...busyByStatus('Claude Code'),

@@ -15,6 +15,8 @@ export interface Layout {
   inputLine: RegExp;
   /** A line of conversation (the model's or the user's), never a status line. */
   conversation: RegExp;
+  /** The first line of a message of the model's (`● text`); its indented lines follow it. */
+  message?: RegExp;
   /** An overlay of the agent's own (Claude Code's history search `⌕ Search…`): no status under it. */
   overlay?: RegExp;
 }
@@ -103,8 +105,10 @@ export function findRegions(raw: readonly string[], layout: Layout): Regions {
   const unframed = inputAt < 0 && bottomRule < 0 && top < 0;
   const statusLines = unframed ? bottomOf(shown, BOTTOM_LINES).filter(isStatus) : [...recentLines.filter(isStatus), ...footer];
 
-  const bottomLines = bottomOf(shown, BOTTOM_LINES);
-  const overlaid = layout.overlay !== undefined && shown.some((l) => layout.overlay!.test(l));
+  // The model's messages never hold a dialog: they are left out of the bottom.
+  const unsaid = layout.message ? withoutMessages(shown, layout.message) : shown;
+  const bottomLines = bottomOf(unsaid, BOTTOM_LINES);
+  const overlaid = layout.overlay !== undefined && unsaid.some((l) => layout.overlay!.test(l));
   return {
     screen: shown.join('\n'),
     bottom: bottomLines.join('\n'),
@@ -131,5 +135,16 @@ function latestBlock(lines: readonly string[], end: number): string[] {
 function bottomOf(lines: readonly string[], n: number): string[] {
   const out: string[] = [];
   for (let i = lines.length - 1; i >= 0 && out.length < n; i--) if (!blank(lines[i]!)) out.unshift(lines[i]!);
+  return out;
+}
+
+/** The lines with each message block (its first line and the indented lines under it) blanked. */
+function withoutMessages(lines: readonly string[], message: RegExp): string[] {
+  const out = [...lines];
+  for (let i = 0; i < out.length; i++) {
+    if (!message.test(out[i]!)) continue;
+    out[i] = '';
+    while (i + 1 < out.length && /^\s{2,}\S/.test(out[i + 1]!) && !RULE.test(out[i + 1]!)) out[++i] = '';
+  }
   return out;
 }
