@@ -33,7 +33,7 @@ export function classifyScreen(profile: Profile, lines: readonly string[]): Clas
       const m = pattern.regex.exec(text);
       if (!m) continue;
       if (kind === 'quota') return { kind, pattern, quotaLine: matchedLine(text, pattern.regex) };
-      if (kind === 'unknown_command') return { kind, pattern, command: (m[1] ?? matchedLine(text, pattern.regex)).trim() };
+      if (kind === 'unknown_command') return { kind, pattern, command: (m[1] ?? '').trim() };
       return { kind, pattern };
     }
   }

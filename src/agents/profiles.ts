@@ -111,7 +111,8 @@ const CLAUDE: Profile = {
   patterns: [
     p('quota', /What do you want to do\?[\s\S]*1\.\s*Stop and wait for limit to reset/, 'bottom', 'Claude Code quota menu'),
     // `● Unknown command: /nonexistent-skill` then `● Args from unknown skill: foo` (captured)
-    p('unknown_command', /^\s*(?:[●⏺⎿]\s*)?Unknown (?:slash )?command:?\s*(\/\S+)/m, 'recent', 'Claude Code 2.1.197 (captured)'),
+    // (its own `●` notice, anywhere on the screen: the `Args …` notice may follow it as a block of its own)
+    p('unknown_command', /^\s*[●⏺⎿]\s*Unknown (?:slash )?command:?\s*(\/\S+)/m, 'screen', 'Claude Code 2.1.197 (captured)'),
     p('unknown_command', /^\s*(?:[●⏺⎿]\s*)?Args from unknown skill\b/m, 'recent', 'Claude Code 2.1.197 (captured)'),
     p('compacting', /Compacting conversation/, 'bottom', 'Claude Code'),
     // AskUserQuestion: `☐ Header`, options, `Type something.`, `Enter to select · ↑/↓ to navigate · Esc to cancel`
@@ -147,7 +148,7 @@ const CODEX: Profile = {
   name: 'codex',
   layout: { inputLine: /^\s*(?:│\s*)?([›▌>])(?=\s|$)/, conversation: /^\s{2,}\S/ },
   patterns: [
-    p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', 'Codex tui (transcribed)'),
+    p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', "Codex tui: `Unrecognized command '/x'` (users' reports)"),
     p('permission_prompt', /(Allow command\?|Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
     p('question', /(^\s*Question \d+\/\d+|enter to submit answer)/im, 'bottom', 'Codex plan question'),
     p('yes_no_prompt', /(yes \(y\)\s*\/\s*no \(n\)|Confirm with [^\n]*\bEnter\b)/i, 'bottom', 'Codex confirm'),
@@ -172,7 +173,7 @@ const GEMINI: Profile = {
   name: 'gemini',
   layout: { inputLine: /^\s*(?:│\s*)?(>)(?=\s|$)/, conversation: /^(?:\s*✦\s|\s{2,}\S)/ },
   patterns: [
-    p('unknown_command', /Unknown command:\s*(\/\S+)/, 'recent', 'Gemini CLI (transcribed)'),
+    p('unknown_command', /Unknown command:\s*(\/\S+)/, 'recent', 'Gemini CLI slashCommandProcessor.ts: `Unknown command: <input>` (read)'),
     p('permission_prompt', /(Allow execution|Apply this change|Do you want to proceed|Waiting for user confirmation|Yes, allow once)/i, 'bottom', 'Gemini confirmation'),
     YES_NO,
     PRESS_ENTER,

@@ -30,6 +30,7 @@ export function describeEvent(e: LoopEvent): string {
     case 'failed':
       return String(d.message);
     case 'stall':
+      if (d.kind === 'unknown_command') return `the agent does not know the command ${d.command || 'it was started with'}`;
       return d.limit ? `stall limit reached (${d.kind}; ${d.recoveryStep} this iteration, ${d.recoveryTotal} in all)`
         : `suspected stall: ${d.kind}${d.stepTimeout ? ' (step timeout)' : ''}`;
     case 'stall_unrecognized':

@@ -45,7 +45,9 @@ export type BeatAction =
   | { type: 'quota_resume'; typeContinuation: boolean; why: 'reset time passed' | 'message gone' }
   | { type: 'recover'; kind: Classification['kind']; keys: string[] | 'continuation'; stepTimeout: boolean }
   | { type: 'unrecognized'; kind: Classification['kind']; stepTimeout: boolean }
-  | { type: 'stall_limit'; kind: Classification['kind'] };
+  | { type: 'stall_limit'; kind: Classification['kind'] }
+  /** The agent does not know the command it was started with: the loop cannot run (issue 10 item 5). */
+  | { type: 'unknown_command'; command: string };
 
 export interface Observation {
   now: number;
@@ -89,6 +91,10 @@ function duringQuota(state: BeatState, wait: QuotaWait, obs: Observation, limits
 export function decideBeat(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
   if (state.quota) return duringQuota(state, state.quota, obs, limits);
   const kind = obs.classification.kind;
+  // Decided at the first look, no stall threshold: nudging such an agent only repeats the error.
+  if (kind === 'unknown_command') {
+    return { state: { ...state, lastCaptureHash: obs.hash }, action: { type: 'unknown_command', command: obs.classification.command ?? '' } };
+  }
   const stallCount = obs.hash === state.lastCaptureHash ? state.stallCount + 1 : 0;
   let next: BeatState = { ...state, stallCount, lastCaptureHash: obs.hash, quotaArmed: state.quotaArmed || kind !== 'quota' };
 

@@ -101,6 +101,7 @@ export class Loop {
       patchLater: (p) => this.patchLater(p),
       event: (kind, detail) => this.event(kind, detail),
       requestStop: (reason) => this.requestStop(reason),
+      fail: (message, code) => this.fail(message, code),
       later: (ms, fn) => this.later(ms, fn),
       agentState: () => this.agentState(),
     }, spec.profile, spec.limits, spec.transcriptDir);
@@ -440,9 +441,16 @@ export class Loop {
     this.end(outcome, false);
   }
 
-  private fail(): void {
+  /**
+   * Ends the loop as `failed`, keeping its row: the message is the `failed` event and the
+   * row's stop reason (what its dashboard row shows); `code` is the run's stop reason.
+   */
+  private fail(message = RESTART_LIMIT_MESSAGE, code = ''): void {
+    this.failure = { message, code };
     this.end('failed', true);
   }
+
+  private failure: { message: string; code: string } | undefined;
 
   private end(outcome: Outcome, keepRow: boolean): void {
     if (this.over) return;
@@ -460,15 +468,16 @@ export class Loop {
     const run: Omit<RunRow, 'id'> = {
       session: row.session, taskDir: row.taskDir, taskName: row.taskName, startedAt: row.startedAt,
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
-      timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? '', forced: this.forced,
+      timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
       recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
     };
     let id = 0;
     this.deps.store.tx(() => {
       id = this.deps.store.runs.insert(run);
       if (keepRow) {
-        this.patch({ status: 'failed', agentPid: null });
-        this.event('failed', { message: RESTART_LIMIT_MESSAGE, restarts: row.restartCount });
+        const failure = this.failure ?? { message: RESTART_LIMIT_MESSAGE, code: '' };
+        this.patch({ status: 'failed', agentPid: null, stopReason: failure.message });
+        this.event('failed', { message: failure.message, restarts: row.restartCount, ...(failure.code ? { code: failure.code } : {}) });
       } else {
         this.deps.store.loops.delete(row.session);
       }

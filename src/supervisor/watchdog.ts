@@ -24,6 +24,8 @@ export interface WatchdogHost {
   patchLater(patch: Partial<LoopRow>): void;
   event(kind: EventKind, detail: Record<string, unknown>): void;
   requestStop(reason: StopReason): void;
+  /** Ends the loop at once as `failed`, with a one-line message for the log and the dashboard row. */
+  fail(message: string, code: string): void;
   later(ms: number, fn: () => void): void;
   /** The state the agent's own hooks last reported for this run of it, if any (SPEC 9). */
   agentState?(): AgentState | undefined;
@@ -38,11 +40,28 @@ const HOOK_KINDS: Partial<Record<AgentState, Classification['kind']>> = {
  * The agent's own word comes before the screen (SPEC 5.3), except a quota message on the
  * screen, which is more specific than "idle" or "waiting".
  */
-export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look {
+export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look & { source: DecisionSource } {
   const kind = state ? HOOK_KINDS[state] : undefined;
-  if (!kind || look.classification.kind === 'quota' || kind === look.classification.kind) return look;
+  // The screen's own notices (a quota stop, a command the agent does not know) are more specific than any hook state.
+  if (!kind || SCREEN_FIRST.has(look.classification.kind)) return { ...look, source: 'screen' };
+  if (kind === look.classification.kind) return { ...look, source: 'hook' };
   const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
-  return { ...look, classification: { kind }, answer };
+  return { ...look, classification: { kind }, answer, source: 'hook' };
+}
+
+/** Kinds the screen decides even when a hook reported a state. */
+const SCREEN_FIRST: ReadonlySet<Classification['kind']> = new Set(['quota', 'unknown_command', 'question']);
+
+/**
+ * What decided a stall or a recovery, recorded as `detail.source` of its events: the agent's
+ * own hook-reported state, the screen, the transcript, the process tree, the step timeout.
+ */
+export type DecisionSource = 'hook' | 'screen' | 'transcript' | 'process' | 'step-timeout';
+
+/** The one line a failed loop shows when its agent does not know the start command. */
+export function unknownCommandMessage(command: string): string {
+  const shown = command.replace(/[^\x20-\x7e]/g, '?').slice(0, 60) || 'its start command';
+  return `the agent does not know the command ${shown}: run \`autodeck init\` in the project, or set \`agent\``;
 }
 
 const STATUS_FILE = join('.working', '.status.json');
@@ -114,7 +133,7 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const { hash, classification, answer } = withHookState(this.look(session), this.host.agentState?.(), this.profile);
+    const { hash, classification, answer, source } = withHookState(this.look(session), this.host.agentState?.(), this.profile);
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -127,7 +146,10 @@ export class Watchdog {
     const { state, action } = decideBeat(this.state, { now, hash, classification, answer }, this.limits);
     this.state = state;
     this.persist(before, action);
-    this.act(action, classification.kind, session);
+    // A recovery the stall count did not call for: the step timeout decided it.
+    const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
+    const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
+    this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source);
   }
 
   /**
@@ -170,9 +192,13 @@ export class Watchdog {
     else this.host.patchLater(patch);
   }
 
-  private act(action: BeatAction, kind: string, session: Session): void {
+  private act(action: BeatAction, kind: string, session: Session, source: DecisionSource): void {
     switch (action.type) {
       case 'none':
+        return;
+      case 'unknown_command':
+        this.host.event('stall', { kind, source, command: action.command, unknownCommand: true });
+        this.host.fail(unknownCommandMessage(action.command), 'unknown_command');
         return;
       case 'enter_quota':
         this.enterQuota(action.wait, action.keys, session);
@@ -186,9 +212,9 @@ export class Watchdog {
         return;
       case 'recover': {
         const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
-        this.host.event('stall', { kind, stepTimeout: action.stepTimeout });
+        this.host.event('stall', { kind, source, stepTimeout: action.stepTimeout });
         this.host.event('recovery', {
-          kind, keys: action.keys === 'continuation' ? keys.join(' + ') : showKeys(keys),
+          kind, source, keys: action.keys === 'continuation' ? keys.join(' + ') : showKeys(keys),
           recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
         });
         if (action.keys === 'continuation') this.typeContinuation(session);
@@ -197,12 +223,12 @@ export class Watchdog {
       }
       case 'unrecognized':
         this.host.event('stall_unrecognized', {
-          kind, stepTimeout: action.stepTimeout, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
+          kind, source, stepTimeout: action.stepTimeout, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
         });
         return;
       case 'stall_limit':
         this.host.event('stall', {
-          kind, limit: true, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
+          kind, source, limit: true, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
         });
         this.host.requestStop('stall_limit');
         return;
@@ -259,7 +285,7 @@ export class Watchdog {
     this.transcriptIdentity = id;
     const entries = readTranscriptTail(path);
     if (isReasoningLoop(lastAssistantTexts(entries, 3))) {
-      this.host.event('stall', { kind: 'reasoning_loop', transcript: path });
+      this.host.event('stall', { kind: 'reasoning_loop', source: 'transcript', transcript: path });
       this.host.requestStop('reasoning_loop');
       return true;
     }

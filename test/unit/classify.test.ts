@@ -220,3 +220,12 @@ describe('answers to captured menus', () => {
     expect(answerKeys(PROFILES.claude, classifyScreen(PROFILES.claude, lines), lines)).toEqual(keys);
   });
 });
+
+describe('unknown commands of other agents', () => {
+  it.each([
+    ['codex', screen("■ Unrecognized command '/content-specify'. Type \"/\" for a list of supported commands.", '', '› ', '', '  ⏎ send'), '/content-specify'],
+    ['gemini', screen('✕ Unknown command: /ai-cli-task auto AiTasks/x', '╭──────────╮', '│ >        │', '╰──────────╯'), '/ai-cli-task'],
+  ] as const)('%s', (profile, lines, command) => {
+    expect(classifyScreen(PROFILES[profile], lines)).toMatchObject({ kind: 'unknown_command', command });
+  });
+});
