@@ -46,6 +46,8 @@ export interface Profile {
   hashedLines(lines: readonly string[]): readonly string[];
   /** Where the agent keeps a transcript autodeck can read, if anywhere. */
   transcript: 'claude' | undefined;
+  /** The flag that resumes a session by id (`--resume <id>`), for the hung-agent restart. */
+  resumeFlag?: string;
 }
 
 const p = (kind: ScreenPattern['kind'], regex: RegExp, region: Region, source: string): ScreenPattern => ({ kind, regex, region, source });
@@ -136,6 +138,7 @@ const CLAUDE: Profile = {
   exit: exitCommand('claude'),
   hashedLines: aboveInputBox,
   transcript: 'claude',
+  resumeFlag: '--resume',
 };
 
 /*

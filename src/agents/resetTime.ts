@@ -15,13 +15,13 @@ export const QUOTA_RESET_MARGIN_MS = 60_000;
  * weekday before it and an optional zone after it. A clock time without a zone is read in
  * `opts.timeZone` (default: the machine's); a zone that Intl does not know falls back to it.
  * A time that has passed rolls forward to the next one (tomorrow, next week, next year); an epoch
- * or a date with its year that has passed gives now: the result is never in the past.
+ * or a date with its year that has passed, margin included, gives now: never a time in the past.
  */
 export function parseResetTime(text: string, now: Date, opts: { timeZone?: string } = {}): Date | undefined {
   const t = normalise(text).replace(/\s+/g, ' ');
   const at = epochReset(t) ?? relativeReset(t, now.getTime()) ?? clockReset(t, now.getTime(), opts.timeZone);
-  // Never in the past: an epoch or a dated reset that has passed means the limit has lifted.
-  return at === undefined ? undefined : new Date(Math.max(at, now.getTime()) + QUOTA_RESET_MARGIN_MS);
+  // Never in the past: an epoch or a dated reset that (with its margin) has passed means now.
+  return at === undefined ? undefined : new Date(Math.max(at + QUOTA_RESET_MARGIN_MS, now.getTime()));
 }
 
 function epochReset(t: string): number | undefined {

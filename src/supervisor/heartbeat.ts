@@ -1,5 +1,6 @@
 import type { Classification } from '../agents/classify.js';
 import { parseResetTime } from '../agents/resetTime.js';
+import type { HungLimits } from './hung.js';
 
 /** What the heartbeat remembers between captures of one loop. */
 export interface BeatState {
@@ -33,6 +34,8 @@ export interface BeatLimits {
   stepTimeoutMs: number;
   quotaProbeMs: number;
   timeZone?: string | undefined;
+  /** The hung-agent watchdog's limits (hung.ts); DEFAULT_HUNG_LIMITS when absent. */
+  hung?: HungLimits | undefined;
 }
 
 /** Compaction is not a stall for this long (SPEC 5.3). */

@@ -29,6 +29,10 @@ export interface LoopSettings {
   stallThreshold: number;
   graceSeconds: number;
   restartLimit: number;
+  hungMinutes: number;
+  hungErrorMinutes: number;
+  hungRepeatCalls: number;
+  hungLadderMinutes: number;
 }
 
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
@@ -102,6 +106,8 @@ export class Loop {
       event: (kind, detail) => this.event(kind, detail),
       requestStop: (reason) => this.requestStop(reason),
       fail: (message, code) => this.fail(message, code),
+      agentPid: () => (this.session && !this.session.exited ? this.session.pid : undefined),
+      restartAgent: (extraArgs, detail) => this.restartHung(extraArgs, detail),
       later: (ms, fn) => this.later(ms, fn),
       agentState: () => this.agentState(),
     }, spec.profile, spec.limits, spec.transcriptDir);
@@ -156,12 +162,12 @@ export class Loop {
     this.watcher.on('ready', () => this.poll());
   }
 
-  private spawnAgent(): void {
+  private spawnAgent(extraArgs: readonly string[] = []): void {
     const [program] = this.spec.argv;
     let session: Session;
     try {
       session = this.deps.spawn({
-        name: this.row.session, argv: this.spec.argv, cwd: this.spec.cwd, env: this.spec.env,
+        name: this.row.session, argv: [...this.spec.argv, ...extraArgs], cwd: this.spec.cwd, env: this.spec.env,
       });
     } catch (err) {
       this.event('error', { where: 'spawn', program, message: (err as Error).message });
@@ -196,6 +202,23 @@ export class Loop {
     this.patch({ stallCount: 0, lastCaptureHash: '' });
     this.begin(session);
     if (this.stopReason) this.startGrace();
+  }
+
+  /**
+   * The hung-agent ladder's restart rung (issue 11 item 4): the agent is ended and started
+   * again at once, with the profile's resume flag when there is a session to resume
+   * (`--resume <id>` for Claude Code). It counts as a restart.
+   */
+  private restartHung(extraArgs: readonly string[], detail: Record<string, unknown>): void {
+    if (this.over || this.stopping) return;
+    const old = this.session;
+    this.session = undefined; // its exit is no crash: the exit listener ignores a session no longer ours
+    this.deps.store.tx(() => {
+      this.patch({ restartCount: this.row.restartCount + 1, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null, stallCount: 0, lastCaptureHash: '' });
+      this.event('restart', { ...detail, attempt: this.row.restartCount, limit: this.spec.settings.restartLimit, inMs: 0, argv: extraArgs });
+    });
+    old?.dispose();
+    this.spawnAgent(extraArgs);
   }
 
   /** Runs an adopted loop again in this process: a new agent, counters as planned (SPEC 5.6). */
