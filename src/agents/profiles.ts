@@ -120,13 +120,16 @@ const CLAUDE: Profile = {
     // AskUserQuestion: `☐ Header`, options, `Type something.`, `Enter to select · ↑/↓ to navigate · Esc to cancel`
     p('question', /Enter to select · ↑\/↓ to navigate|^\s*(?:[❯>]\s*)?\d+\.\s*Type something\.?$|^\s*☐ \S/m, 'bottom', 'Claude Code 2.1.197 question tool (captured)'),
     // a dialog's footer with no menu and no history search: it waits for an answer autodeck cannot give
+    p('question', /^\s*(?:│\s*)?Action Required\b/m, 'bottom', 'Claude Code elicitation (agent-deck tests)'),
     p('question', /(?<![\s\S])(?![\s\S]*⌕ Search…)(?![\s\S]*^\s*(?:│\s*)?[❯>]\s*\d+\.)[\s\S]*\besc to cancel\b/im, 'bottom', 'Claude Code dialog footer'),
     p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\n(?:[^\n]*\n){0,2}?\s*(?:│\s*)?[❯>]\s*1\.\s/i, 'bottom', 'Claude Code permission menu'),
-    p('permission_prompt', /❯\s*1\.\s*Yes, I trust this folder/, 'bottom', 'Claude Code folder trust'),
+    p('permission_prompt', /❯\s*1\.\s*Yes, I trust this folder|Do you trust the files in this folder\?/, 'bottom', 'Claude Code folder trust (current and older wording)'),
+    // wordings other supervisors' tests treat as Claude Code waiting on a person (asheshgoplani/agent-deck)
+    p('permission_prompt', /^\s*(?:│\s*)?(?:Waiting for user confirmation|Allow execution of\b)/m, 'bottom', 'confirmation wording (agent-deck tests)'),
     p('permission_prompt', /^\s*(?:│\s*)?❯\s*\d+\.\s.*\n\s*(?:│\s*)?\d+\.\s|^\s*(?:│\s*)?\d+\.\s.*\n\s*(?:│\s*)?❯\s*\d+\.\s/m, 'bottom', 'a numbered menu with its cursor'),
     p('permission_prompt', /\d+\.\s*(?:Deny|No)\s*\(esc\)|No, and tell Claude what to do differently/i, 'bottom', 'Claude Code permission options'),
     // older layouts: `│ Do you want to run this command?` over `│ Yes` / `│ No`; `Yes, allow once`
-    p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*(?:│\s*)?(?:[❯>]\s*)?(?:1\.\s*)?Yes\b|^\s*(?:│\s*)?(?:[❯>]\s*)?Yes, allow once\b/im, 'bottom', 'Claude Code permission menu (older layouts)'),
+    p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*(?:│\s*)?(?:[❯>]\s*)?(?:1\.\s*)?Yes\b|^\s*(?:│\s*)?(?:[❯>]\s*)?Yes, allow once\b|^\s*(?:│\s*)?❯\s*Yes\b/im, 'bottom', 'Claude Code permission menu (older layouts)'),
     YES_NO,
     PRESS_ENTER,
     ...busyByStatus('Claude Code'),
@@ -149,17 +152,21 @@ const CLAUDE: Profile = {
  */
 const CODEX: Profile = {
   name: 'codex',
-  layout: { inputLine: /^\s*(?:│\s*)?([›▌>])(?=\s|$)/, conversation: /^\s{2,}\S/ },
+  // conversation: tool output under `└`; Codex prints its status indented too (`  press esc to interrupt`)
+  layout: { inputLine: /^\s*(?:│\s*)?([›▌>]|codex>)(?=\s|$)/, conversation: /^\s*[└│]\s/ },
   patterns: [
     p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', "Codex tui: `Unrecognized command '/x'` (users' reports)"),
-    p('permission_prompt', /(Allow command\?|Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
+    // the question counts with a live menu (its cursor on an option) or its footer: a stale one in the history does not
+    p('permission_prompt', /(Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool)[\s\S]*(^\s*[›▌]\s*(?:\d+\.|Yes\b)|press enter to confirm|enter to submit)/im, 'bottom', 'Codex approval menu'),
+    p('permission_prompt', /(Allow command\?|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
     p('question', /(^\s*Question \d+\/\d+|enter to submit answer)/im, 'bottom', 'Codex plan question'),
     p('yes_no_prompt', /(yes \(y\)\s*\/\s*no \(n\)|Confirm with [^\n]*\bEnter\b)/i, 'bottom', 'Codex confirm'),
     YES_NO,
     PRESS_ENTER,
     p('busy', /Working \(\d+[smh]/, 'status', 'Codex status line'),
     ...busyByStatus('Codex'),
-    p('idle', /^(?:│\s*)?[›▌>]$/, 'input', 'Codex composer'),
+    p('idle', /^(?:│\s*)?(?:[›▌>]|codex>)$/, 'input', 'Codex composer'),
+    p('idle', /^\s*How can I help (?:you )?today\?$/, 'last', 'Codex greeting (agent-deck tests)'),
   ],
   continuationMessage: 'Please continue with the task from where you left off.',
   exit: exitCommand('codex'),
@@ -174,7 +181,7 @@ const CODEX: Profile = {
  */
 const GEMINI: Profile = {
   name: 'gemini',
-  layout: { inputLine: /^\s*(?:│\s*)?(>)(?=\s|$)/, conversation: /^(?:\s*✦\s|\s{2,}\S)/ },
+  layout: { inputLine: /^\s*(?:│\s*)?((?:gemini)?>)(?=\s|$)/, conversation: /^(?:\s*✦\s|\s{2,}\S)/ },
   patterns: [
     p('unknown_command', /Unknown command:\s*(\/\S+)/, 'recent', 'Gemini CLI slashCommandProcessor.ts: `Unknown command: <input>` (read)'),
     p('permission_prompt', /(Allow execution|Apply this change|Do you want to proceed|Waiting for user confirmation|Yes, allow once)/i, 'bottom', 'Gemini confirmation'),
@@ -182,7 +189,7 @@ const GEMINI: Profile = {
     PRESS_ENTER,
     p('busy', /\besc to cancel\b/i, 'status', 'Gemini spinner'),
     ...busyByStatus('Gemini'),
-    p('idle', /^(?:│\s*)?>$/, 'input', 'Gemini input box'),
+    p('idle', /^(?:│\s*)?(?:gemini)?>$/, 'input', 'Gemini input box (`>`, older `gemini>`)'),
     p('idle', /^\s*(?:│\s*)?>?\s*Type your message/m, 'bottom', 'Gemini input placeholder'),
   ],
   continuationMessage: 'Please continue with the task from where you left off.',

@@ -45,7 +45,7 @@ export const BOTTOM_LINES = 12;
 /** A rule across the screen: the edges of an input box (`───`, `╭───╮`, `╰───╯`). */
 const RULE = /^\s*[╭╰]?[─━]{8,}[╮╯]?\s*$/;
 /** A menu line with its cursor: never an input line. */
-const MENU_LINE = /^\s*(?:│\s*)?[❯›>▌●]\s*\d+\.\s/;
+const MENU_LINE = /^\s*(?:│\s*)?[❯›>▌●]\s*(?:\d+\.\s|Yes\b)/;
 /** How far up from the bottom the input box may be (dialogs and footers are short). */
 const SEARCH_LINES = 16;
 /** A line made only of a parenthesised spinner statistic: `( 1m · 500 tokens )`. */

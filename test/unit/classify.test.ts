@@ -196,7 +196,8 @@ describe('properties of the classifier over the corpus', () => {
 function typeInto(lines: readonly string[], text: string): string[] | undefined {
   for (let i = lines.length - 1; i >= Math.max(0, lines.length - 20); i--) {
     const m = /^(\s*(?:│\s*)?[❯>›](?:\u00a0| |$))/.exec(lines[i]!);
-    if (!m || /^\s*(?:│\s*)?[❯>›]\s*\d+\./.test(lines[i]!)) continue;
+    // a menu's cursor line is no input line (`❯ 1. Yes`, `❯ Yes`)
+    if (!m || /^\s*(?:│\s*)?[❯>›▌]\s*(?:\d+\.|Yes\b)/.test(lines[i]!)) continue;
     const out = [...lines];
     out[i] = `${m[1]}${m[1]!.endsWith(' ') || m[1]!.endsWith('\u00a0') ? '' : '\u00a0'}${text}`;
     return out;
