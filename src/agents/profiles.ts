@@ -73,7 +73,7 @@ const whole = (lines: readonly string[]): readonly string[] => lines;
 
 /** A y/n prompt at the end of the screen (optionally followed by a bare prompt marker line). */
 const YES_NO = p('yes_no_prompt', /(\((y\/n|yes\/no)\)|\[(y\/n|Y\/n|y\/N|yes\/no)\])\s*[:?]?\s*(?:\n\s*(?:│\s*)?[>›❯]?)?$/i, 'bottom', 'common terminal prompt');
-const PRESS_ENTER = p('continue_prompt', /(press (enter|return) to continue|--more--|^\s*continue\?\s*$)/i, 'last', 'common terminal prompt');
+const PRESS_ENTER = p('continue_prompt', /(press (enter|return|any key) to continue|--more--|^\s*continue\?\s*$)/i, 'last', 'common terminal prompt');
 /** An interrupt hint where a status is printed: `esc to interrupt`, `(ctrl+c to interrupt · …`. */
 const INTERRUPT_HINT = /(?:^\s*|[(·•|∙]\s*)(?:press\s+)?(?:esc|ctrl\+c)\s+to\s+interrupt\b/im;
 /**
@@ -119,6 +119,8 @@ const CLAUDE: Profile = {
     p('compacting', /Compacting conversation/, 'bottom', 'Claude Code'),
     // AskUserQuestion: `☐ Header`, options, `Type something.`, `Enter to select · ↑/↓ to navigate · Esc to cancel`
     p('question', /Enter to select · ↑\/↓ to navigate|^\s*(?:[❯>]\s*)?\d+\.\s*Type something\.?$|^\s*☐ \S/m, 'bottom', 'Claude Code 2.1.197 question tool (captured)'),
+    // older question tools (kbwo/ccmanager's tests): `Enter to select`, `Tab/arrow keys to navigate`, `Ready to submit your answers?`
+    p('question', /^\s*(?:Enter to select\b|Tab\/arrow keys to navigate\b|Ready to submit your answers\?)/im, 'bottom', 'Claude Code question tool (older)'),
     // a dialog's footer with no menu and no history search: it waits for an answer autodeck cannot give
     p('question', /^\s*(?:│\s*)?Action Required\b/m, 'bottom', 'Claude Code elicitation (agent-deck tests)'),
     p('question', /(?<![\s\S])(?![\s\S]*⌕ Search…)(?![\s\S]*^\s*(?:│\s*)?[❯>]\s*\d+\.)[\s\S]*\besc to cancel\b/im, 'bottom', 'Claude Code dialog footer'),
@@ -129,7 +131,7 @@ const CLAUDE: Profile = {
     p('permission_prompt', /^\s*(?:│\s*)?❯\s*\d+\.\s.*\n\s*(?:│\s*)?\d+\.\s|^\s*(?:│\s*)?\d+\.\s.*\n\s*(?:│\s*)?❯\s*\d+\.\s/m, 'bottom', 'a numbered menu with its cursor'),
     p('permission_prompt', /\d+\.\s*(?:Deny|No)\s*\(esc\)|No, and tell Claude what to do differently/i, 'bottom', 'Claude Code permission options'),
     // older layouts: `│ Do you want to run this command?` over `│ Yes` / `│ No`; `Yes, allow once`
-    p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*(?:│\s*)?(?:[❯>]\s*)?(?:1\.\s*)?Yes\b|^\s*(?:│\s*)?(?:[❯>]\s*)?Yes, allow once\b|^\s*(?:│\s*)?❯\s*Yes\b/im, 'bottom', 'Claude Code permission menu (older layouts)'),
+    p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*(?:│\s*)?(?:[❯>]\s*)?(?:1\.\s*)?Yes\b|^\s*(?:│\s*)?(?:[❯>]\s*)?Yes, allow once\b|^\s*(?:│\s*)?❯\s*Yes\b|(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*│\s*>$/im, 'bottom', 'Claude Code permission menu (older layouts)'),
     YES_NO,
     PRESS_ENTER,
     ...busyByStatus('Claude Code'),
@@ -158,12 +160,13 @@ const CODEX: Profile = {
     p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', "Codex tui: `Unrecognized command '/x'` (users' reports)"),
     // the question counts with a live menu (its cursor on an option) or its footer: a stale one in the history does not
     p('permission_prompt', /(Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool)[\s\S]*(^\s*[›▌]\s*(?:\d+\.|Yes\b)|press enter to confirm|enter to submit)/im, 'bottom', 'Codex approval menu'),
-    p('permission_prompt', /(Allow command\?|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
+    p('permission_prompt', /(Allow command\?|Allow execution\b|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
     p('question', /(^\s*Question \d+\/\d+|enter to submit answer)/im, 'bottom', 'Codex plan question'),
     p('yes_no_prompt', /(yes \(y\)\s*\/\s*no \(n\)|Confirm with [^\n]*\bEnter\b)/i, 'bottom', 'Codex confirm'),
     YES_NO,
     PRESS_ENTER,
     p('busy', /Working \(\d+[smh]/, 'status', 'Codex status line'),
+    p('busy', /^\s*press esc to (?:cancel|stop)\b/im, 'status', 'Codex status line (older, kbwo/ccmanager tests)'),
     ...busyByStatus('Codex'),
     p('idle', /^(?:│\s*)?(?:[›▌>]|codex>)$/, 'input', 'Codex composer'),
     p('idle', /^\s*How can I help (?:you )?today\?$/, 'last', 'Codex greeting (agent-deck tests)'),
@@ -188,6 +191,7 @@ const GEMINI: Profile = {
     YES_NO,
     PRESS_ENTER,
     p('busy', /\besc to cancel\b/i, 'status', 'Gemini spinner'),
+    p('busy', /^\s*(?:[\u2801-\u28ff]\s*)?(?:Generating response|Processing)(?:\.\.\.|…)|^\s*Please wait\b/m, 'last', 'Gemini spinner text as the last line (older, kbwo/ccmanager tests)'),
     ...busyByStatus('Gemini'),
     p('idle', /^(?:│\s*)?(?:gemini)?>$/, 'input', 'Gemini input box (`>`, older `gemini>`)'),
     p('idle', /^\s*(?:│\s*)?>?\s*Type your message/m, 'bottom', 'Gemini input placeholder'),
