@@ -36,7 +36,7 @@ const STOP_PATTERNS: readonly StopPattern[] = [
   },
   // `usage limit · resets in: 3 hours` (cheapestinference/claude-auto-retry test/patterns.test.js):
   // a bare "usage/rate limit" counts only with a reset clause on the same line.
-  { head: /^(?:[\w-]+ )?(?:usage|rate) limit\b[^\n]*\bresets?\b/i, from: 'transcribed claude-auto-retry' },
+  { head: /^(?:[\w-]+ )?(?:(?:usage|rate) )?limit\b[^\n]*\bresets?\b/i, from: 'transcribed claude-auto-retry' },
   // `You're out of extra usage · resets 3pm` (claude-auto-retry), `You are out of credits`.
   { head: /^You(?:'re| are) out of (?:[\w-]+ ){0,2}(?:usage|credits?|quota)\b/i, from: 'transcribed claude-auto-retry' },
   // `Please try again in 5 hours` (claude-auto-retry): a delay of minutes or more, alone on its line.
@@ -124,7 +124,12 @@ const ERROR_LABEL = /^(?:(?:\[?(?:[\w-]+ )?(?:error|failed|failure)\]\s*[:·—�
 
 /** NBSP (Claude Code's prompt) and typographic apostrophes would defeat the patterns. */
 export function normalise(line: string): string {
-  return line.replace(/\u00a0/g, ' ').replace(/[\u2018\u2019]/g, "'");
+  return stripAnsi(line).replace(/\u00a0/g, ' ').replace(/[\u2018\u2019]/g, "'");
+}
+
+/** Escape sequences a raw stream may still carry (CSI, OSC hyperlinks and titles): a screen capture has none. */
+function stripAnsi(text: string): string {
+  return text.includes('\x1b') ? text.replace(/\x1b\][\s\S]*?(?:\x07|\x1b\\)|\x1b\[[\x20-\x3f]*[\x40-\x7e]|\x1b[PX^_][\s\S]*?\x1b\\/g, '') : text;
 }
 
 /** Leading glyphs a TUI puts before a message: `⎿`, `■`, `✕ [`, `⚡`, `│`, bullets, spaces. */

@@ -41,6 +41,10 @@ describe('quota stops in other words or not at the start of the line', () => {
     ['wait, relative', 'Usage limit reached, wait 30 mins', '2026-03-18T13:30:00Z'],
     ['after a tool bullet', "  ⎿  Error: You've hit your usage limit · resets 4:30pm (UTC)", '2026-03-18T16:30:00Z'],
     ['bracketed label', '[ERROR] Usage limit exceeded · try again in 45 minutes', '2026-03-18T13:45:00Z'],
+    ['bare limit with a reset (claude-auto-retry, older)', 'limit resets in: 3 hours', '2026-03-18T16:00:00Z'],
+    ['escape sequences in a raw stream (claude-auto-retry)', '5-hour \x1b[1mlimit\x1b[0m reached - resets 3pm', '2026-03-18T15:00:00Z'],
+    ['an OSC hyperlink around it (claude-auto-retry)', '\x1b]8;;link\x1b\\5-hour limit reached\x1b]8;;\x1b\\ - resets 3pm', '2026-03-18T15:00:00Z'],
+    ['usage limit, zone (claude-auto-retry)', 'Usage limit. Resets at 2pm (America/New_York)', '2026-03-18T18:00:00Z'],
   ])('%s', (_, text, expected) => {
     expect(resetOf(text, now)).toBe(expected === undefined ? undefined : at(expected));
   });
