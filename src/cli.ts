@@ -122,6 +122,8 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   // A hook answers Claude Code within a second and never fails it: no flags, no settings
   // files (a bad .autodeck.json must not turn into a refused tool call), AUTODECK_* only.
   if (argv[0] === 'hook' && !argv.includes('--help')) return (await import('./commands/hook.js')).hookMain(argv.slice(1));
+  // The simulated agent takes an agent's own flags after its folder (`--resume ID` when restarted).
+  if (argv[0] === 'sim' && argv[1] !== undefined && !argv[1].startsWith('-')) return (await import('./commands/sim.js')).simMain(argv[1]);
   const cli = quickStatusArgs(argv) ?? (await parseWithMeow(argv));
   const [command, ...args] = cli.input;
   if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {

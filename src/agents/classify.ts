@@ -1,5 +1,6 @@
-import { BOTTOM_LINES, SCREEN_KINDS, type Profile, type Region, type ScreenKind, type ScreenPattern } from './profiles.js';
+import { SCREEN_KINDS, type Profile, type ScreenKind, type ScreenPattern } from './profiles.js';
 import { findQuotaMessage } from './quota.js';
+import { findRegions, type Regions } from './regions.js';
 
 export interface Classification {
   kind: ScreenKind;
@@ -8,47 +9,40 @@ export interface Classification {
   /** The quota line, when kind is `quota`, and its reset clause (which may wrap onto the next lines). */
   quotaLine?: string;
   quotaReset?: string;
-}
-
-/** Trailing spaces and tabs only: a no-break space after `❯` is Claude Code's idle mark. */
-const trimRight = (line: string): string => line.replace(/[ \t]+$/, '');
-const blank = (line: string): boolean => /^[ \t]*$/.test(line);
-
-/** The last `n` non-empty lines: where a program waits for an answer. */
-export function bottomOf(lines: readonly string[], n = BOTTOM_LINES): string {
-  const out: string[] = [];
-  for (let i = lines.length - 1; i >= 0 && out.length < n; i--) {
-    if (!blank(lines[i]!)) out.unshift(trimRight(lines[i]!));
-  }
-  return out.join('\n');
-}
-
-function regionText(region: Region, screen: string, bottom: string): string {
-  if (region === 'screen') return screen;
-  if (region === 'bottom') return bottom;
-  return bottom.slice(bottom.lastIndexOf('\n') + 1);
+  /** The command the agent did not know, when kind is `unknown_command` (`/ai-cli-task`). */
+  command?: string;
 }
 
 /**
- * What a captured screen shows (SPEC 5.3): the first kind, in SCREEN_KINDS order, with a
- * matching pattern. A pure function of the screen text; the table is the profile's.
+ * What a captured screen shows (SPEC 5.3). The screen is first cut into the profile's
+ * regions (regions.ts: input line, status/footer, spinner block, bottom), then the first
+ * kind in SCREEN_KINDS order with a pattern matching its region wins: prompts before busy
+ * (a dialog is modal), busy before idle (a working agent still shows its input box). The
+ * quota parser runs on the whole screen with the typed input cut out. Pure.
  */
 export function classifyScreen(profile: Profile, lines: readonly string[]): Classification {
-  const screen = lines.map(trimRight).join('\n');
-  const bottom = bottomOf(lines);
+  const regions = findRegions(lines, profile.layout);
   for (const kind of SCREEN_KINDS) {
     if (kind === 'quota') {
-      const found = findQuotaMessage(screen);
+      const found = findQuotaMessage(regions.screen);
       if (found) return found.resetText ? { kind, quotaLine: found.line, quotaReset: found.resetText } : { kind, quotaLine: found.line };
     }
     for (const pattern of profile.patterns) {
       if (pattern.kind !== kind) continue;
-      if (pattern.regex.test(regionText(pattern.region, screen, bottom))) {
-        return kind === 'quota' ? { kind, pattern, quotaLine: matchedLine(screen, pattern.regex) } : { kind, pattern };
-      }
+      const text = regions[pattern.region];
+      const m = pattern.regex.exec(text);
+      if (!m) continue;
+      if (kind === 'quota') return { kind, pattern, quotaLine: matchedLine(text, pattern.regex) };
+      if (kind === 'unknown_command') return { kind, pattern, command: (m[1] ?? '').trim() };
+      return { kind, pattern };
     }
   }
   return { kind: 'unknown' };
+}
+
+/** The regions of a screen as the profile cuts it (for tools and tests). */
+export function screenRegions(profile: Profile, lines: readonly string[]): Regions {
+  return findRegions(lines, profile.layout);
 }
 
 function matchedLine(text: string, regex: RegExp): string {
@@ -60,7 +54,11 @@ function matchedLine(text: string, regex: RegExp): string {
 }
 
 /** A menu line with the cursor on it: `❯ 2. No`. */
-const MENU_CURSOR = /^\s*[❯›>●]\s*(\d+)\.\s/m;
+const MENU_CURSOR = /^\s*(?:│\s*)?[❯›>●▌]\s*(\d+)\.\s/m;
+/** Every numbered option of a menu, with its label. */
+const MENU_OPTION = /^\s*(?:│\s*)?(?:[❯›>●▌]\s*)?(\d+)\.\s+([^\n]*)$/gm;
+/** An option that refuses or quits. */
+const REFUSAL = /^(?:No\b|Deny\b|Cancel\b|Exit\b|Quit\b|Reject\b)/i;
 
 /**
  * The writes that answer a prompt, each its own write (a composer swallows an Enter
@@ -70,9 +68,18 @@ export function answerKeys(profile: Profile, c: Classification, lines: readonly 
   switch (c.kind) {
     case 'permission_prompt': {
       // Enter takes the highlighted option; when the cursor is not on "1. Yes", choose 1 directly.
-      const cursor = MENU_CURSOR.exec(lines.join('\n'));
+      const text = lines.join('\n');
+      const cursor = MENU_CURSOR.exec(text);
+      // The highlighted option refuses or quits (`❯ 1. No, exit`): choose the first "Yes" by its number.
+      const options = [...text.matchAll(MENU_OPTION)].map((m) => ({ n: m[1]!, label: m[2]!.trim() }));
+      const current = cursor ? options.find((o) => o.n === cursor[1]) : undefined;
+      if (current && REFUSAL.test(current.label)) {
+        const yes = options.find((o) => /^Yes\b/i.test(o.label));
+        if (yes) return [yes.n];
+      }
       if (cursor && cursor[1] !== '1') return ['1'];
-      return profile.name === 'codex' ? ['y'] : ['\r'];
+      // Codex names its keys: `Yes, proceed (y)`; otherwise Enter takes the highlighted "Yes".
+      return profile.name === 'codex' && /\(y\)/.test(text) ? ['y'] : ['\r'];
     }
     case 'yes_no_prompt':
       return ['y', '\r'];

@@ -1,31 +1,40 @@
 import type { AgentProfile } from '../config/schema.js';
 import { exitCommand, type ExitCommand } from './exit.js';
+import type { Layout } from './regions.js';
 
 /**
  * What a captured screen shows, as far as recovery cares (SPEC 5.3). Listed in the
  * order they are tried: the first kind with a matching pattern wins (busy before idle:
  * a working Claude Code still shows its input box).
  */
-export const SCREEN_KINDS = ['quota', 'compacting', 'permission_prompt', 'yes_no_prompt', 'continue_prompt', 'busy', 'idle'] as const;
+export const SCREEN_KINDS = [
+  'quota', 'unknown_command', 'compacting', 'question', 'permission_prompt', 'yes_no_prompt', 'continue_prompt', 'busy', 'idle',
+] as const;
 export type ScreenKind = (typeof SCREEN_KINDS)[number] | 'unknown';
 
-/** Which lines of the screen a pattern looks at: all, the last few non-empty, or the last non-empty. */
-export type Region = 'screen' | 'bottom' | 'last';
+/**
+ * Which region of the screen a pattern looks at (regions.ts): all of it, the bottom lines,
+ * the last line, the status region (spinner line + footer), the latest output block, or the
+ * input line's prompt marker. Typed input is cut out of every region.
+ */
+export type Region = 'screen' | 'bottom' | 'last' | 'status' | 'recent' | 'input';
+export const REGIONS: readonly Region[] = ['screen', 'bottom', 'last', 'status', 'recent', 'input'];
 
 export interface ScreenPattern {
   kind: (typeof SCREEN_KINDS)[number];
   regex: RegExp;
-  /** `bottom`: only the last BOTTOM_LINES non-empty lines, where an agent waits for input. */
   region: Region;
   /** Where the pattern comes from: a real capture, a transcription, or the user's settings. */
   source: string;
 }
 
-/** How many of the last non-empty lines count as "the bottom" of a screen. */
-export const BOTTOM_LINES = 8;
+export { BOTTOM_LINES } from './regions.js';
 
 export interface Profile {
   name: AgentProfile;
+  /** How the screen is cut into regions. */
+  layout: Layout;
+  /** Tried in SCREEN_KINDS order; within a kind, in table order. */
   patterns: ScreenPattern[];
   /** Typed (then Enter as its own write) when the agent sits idle at its prompt mid-loop. */
   continuationMessage: string;
@@ -37,6 +46,8 @@ export interface Profile {
   hashedLines(lines: readonly string[]): readonly string[];
   /** Where the agent keeps a transcript autodeck can read, if anywhere. */
   transcript: 'claude' | undefined;
+  /** The flag that resumes a session by id (`--resume <id>`), for the hung-agent restart. */
+  resumeFlag?: string;
 }
 
 const p = (kind: ScreenPattern['kind'], regex: RegExp, region: Region, source: string): ScreenPattern => ({ kind, regex, region, source });
@@ -57,43 +68,108 @@ function aboveInputBox(lines: readonly string[]): readonly string[] {
 
 const whole = (lines: readonly string[]): readonly string[] => lines;
 
-// Shared by every agent: plain terminal prompts.
-const YES_NO = p('yes_no_prompt', /(\((y\/n|yes\/no)\)|\[(y\/n|Y\/n|y\/N|yes\/no)\])\s*[:?]?\s*$/i, 'last', 'common terminal prompt');
-const PRESS_ENTER = p('continue_prompt', /(press (enter|return) to continue|--more--|^\s*continue\?\s*$)/i, 'last', 'common terminal prompt');
+// ---------------------------------------------------------------------------------------------
+// Shared by every agent: plain terminal prompts, and how a spinner line and an interrupt hint look.
+
+/** A y/n prompt at the end of the screen (optionally followed by a bare prompt marker line). */
+const YES_NO = p('yes_no_prompt', /(\((y\/n|yes\/no)\)|\[(y\/n|Y\/n|y\/N|yes\/no)\])\s*[:?]?\s*(?:\n\s*(?:│\s*)?[>›❯]?)?$/i, 'bottom', 'common terminal prompt');
+const PRESS_ENTER = p('continue_prompt', /(press (enter|return|any key) to continue|--more--|^\s*continue\?\s*$)/i, 'last', 'common terminal prompt');
+/** An interrupt hint where a status is printed: `esc to interrupt`, `(ctrl+c to interrupt · …`. */
+const INTERRUPT_HINT = /(?:^\s*|[(·•|∙]\s*)(?:press\s+)?(?:esc|ctrl\+c)\s+to\s+interrupt\b/im;
+/**
+ * Spinner glyphs in front of an activity word: Claude Code's ornaments (`✳ ✶ ✻ ✽ ✢ · *`,
+ * ccmanager's SPINNER_CHARS), bullets. A braille spinner (`⠙`) is a spinner with any text.
+ */
+const GLYPHS = '*✱✲✳✴✵✶✷✸✹✺✻✼✽✾✿❀❁❂❃❇❈❉❊❋✢✣✤✥✦✧✨⊛⊕⊙◉◎◍⁂⁕※⍟☼★☆·•∙⋅';
+/** `✳ Cooking… (9m 22s · ↓ 14.1k tokens)`: a glyph, words, then the ellipsis (`✻ Baked for 3s` has none). */
+const SPINNER_LINE = new RegExp(`^\\s*[${GLYPHS}]\\s*[^\\s…][^…\\n]{0,120}…`, 'mu');
+const BRAILLE_SPINNER = /^\s*[\u2801-\u28ff]\s*\S/mu;
+/** The spinner's statistics: `(9m 21s · ↓ 13.7k tokens`, `( 1m · 500 TOKENS )`. */
+const TOKEN_STATS = /\([^()\n]*\d[^()\n]*\btokens\b/i;
+
+const busyByStatus = (source: string): ScreenPattern[] => [
+  p('busy', SPINNER_LINE, 'status', `${source} spinner line`),
+  p('busy', BRAILLE_SPINNER, 'status', `${source} braille spinner`),
+  p('busy', INTERRUPT_HINT, 'status', `${source} interrupt hint`),
+  p('busy', TOKEN_STATS, 'status', `${source} spinner statistics`),
+];
 
 /*
- * Claude Code 2.1.x, from CLAUDE-CODE.md and the captures in test/fixtures/screens/claude/.
- * Versions change their words: match structure (the menu cursor, the box) where possible.
+ * Claude Code 2.1.x, from CLAUDE-CODE.md and the captures in test/fixtures/screens/claude/;
+ * older layouts (boxed `│ > Try "…"` input, boxed `│ ❯ 1. Yes │` menus, a bare `>` prompt)
+ * from other supervisors' test suites (test/fixtures/screens/<agent>/<version>/README.md).
  */
+const CLAUDE_LAYOUT: Layout = {
+  inputLine: /^\s*(?:│\s*)?([❯>])(?=[\s\u00a0]|$)/,
+  // the model's `●`/`⏺` messages and their indented continuations, the user's echoed `❯ text`
+  conversation: /^(?:\s*[⏺●]\s|\s*│?\s*[❯>][\s\u00a0]+\S|\s{2,}\S)/,
+  message: /^\s*[⏺●]\s/,
+  overlay: /^ ?⌕ Search…/,
+};
+
 const CLAUDE: Profile = {
   name: 'claude',
+  layout: CLAUDE_LAYOUT,
   patterns: [
-    p('quota', /What do you want to do\?[\s\S]*1\.\s*Stop and wait for limit to reset/, 'screen', 'Claude Code quota menu'),
-    p('compacting', /Compacting conversation/, 'screen', 'Claude Code'),
-    p('permission_prompt', /Do you want to [^\n]*\?\s*\n(?:\s*\n)*\s*❯\s*1\.\s/, 'screen', 'Claude Code permission menu'),
-    p('permission_prompt', /❯\s*1\.\s*Yes, I trust this folder/, 'screen', 'Claude Code folder trust'),
-    p('permission_prompt', /^\s*❯\s*\d+\.\s.*\n\s*\d+\.\s|^\s*\d+\.\s.*\n\s*❯\s*\d+\.\s/m, 'screen', 'a numbered menu with its cursor'),
+    p('quota', /What do you want to do\?[\s\S]*1\.\s*Stop and wait for limit to reset/, 'bottom', 'Claude Code quota menu'),
+    // `● Unknown command: /nonexistent-skill` then `● Args from unknown skill: foo` (captured)
+    // (its own `●` notice, anywhere on the screen: the `Args …` notice may follow it as a block of its own)
+    p('unknown_command', /^\s*[●⏺⎿]\s*Unknown (?:slash )?command:?\s*(\/\S+)/m, 'screen', 'Claude Code 2.1.197 (captured)'),
+    p('unknown_command', /^\s*(?:[●⏺⎿]\s*)?Args from unknown skill\b/m, 'recent', 'Claude Code 2.1.197 (captured)'),
+    p('compacting', /Compacting conversation/, 'bottom', 'Claude Code'),
+    // AskUserQuestion: `☐ Header`, options, `Type something.`, `Enter to select · ↑/↓ to navigate · Esc to cancel`
+    p('question', /Enter to select · ↑\/↓ to navigate|^\s*(?:[❯>]\s*)?\d+\.\s*Type something\.?$|^\s*☐ \S/m, 'bottom', 'Claude Code 2.1.197 question tool (captured)'),
+    // older question tools (kbwo/ccmanager's tests): `Enter to select`, `Tab/arrow keys to navigate`, `Ready to submit your answers?`
+    p('question', /^\s*(?:Enter to select\b|Tab\/arrow keys to navigate\b|Ready to submit your answers\?)/im, 'bottom', 'Claude Code question tool (older)'),
+    // a dialog's footer with no menu and no history search: it waits for an answer autodeck cannot give
+    p('question', /^\s*(?:│\s*)?Action Required\b/m, 'bottom', 'Claude Code elicitation (agent-deck tests)'),
+    p('question', /(?<![\s\S])(?![\s\S]*⌕ Search…)(?![\s\S]*^\s*(?:│\s*)?[❯>]\s*\d+\.)[\s\S]*\besc to cancel\b/im, 'bottom', 'Claude Code dialog footer'),
+    p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\n(?:[^\n]*\n){0,2}?\s*(?:│\s*)?[❯>]\s*1\.\s/i, 'bottom', 'Claude Code permission menu'),
+    p('permission_prompt', /❯\s*1\.\s*Yes, I trust this folder|Do you trust the files in this folder\?/, 'bottom', 'Claude Code folder trust (current and older wording)'),
+    // wordings other supervisors' tests treat as Claude Code waiting on a person (asheshgoplani/agent-deck)
+    p('permission_prompt', /^\s*(?:│\s*)?(?:Waiting for user confirmation|Allow execution of\b)/m, 'bottom', 'confirmation wording (agent-deck tests)'),
+    p('permission_prompt', /^\s*(?:│\s*)?❯\s*\d+\.\s.*\n\s*(?:│\s*)?\d+\.\s|^\s*(?:│\s*)?\d+\.\s.*\n\s*(?:│\s*)?❯\s*\d+\.\s/m, 'bottom', 'a numbered menu with its cursor'),
+    p('permission_prompt', /\d+\.\s*(?:Deny|No)\s*\(esc\)|No, and tell Claude what to do differently/i, 'bottom', 'Claude Code permission options'),
+    // older layouts: `│ Do you want to run this command?` over `│ Yes` / `│ No`; `Yes, allow once`
+    p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*(?:│\s*)?(?:[❯>]\s*)?(?:1\.\s*)?Yes\b|^\s*(?:│\s*)?(?:[❯>]\s*)?Yes, allow once\b|^\s*(?:│\s*)?❯\s*Yes\b|(?:Do you want|Would you like) to [^\n]*\?\s*\n\s*│\s*>$/im, 'bottom', 'Claude Code permission menu (older layouts)'),
     YES_NO,
     PRESS_ENTER,
-    p('busy', /esc to interrupt/i, 'bottom', 'Claude Code footer while working'),
-    p('idle', /^\s*│?\s*❯\u00a0/m, 'bottom', 'Claude Code input line (❯ + no-break space)'),
+    ...busyByStatus('Claude Code'),
+    p('idle', /^(?:│\s*)?[❯>]$/, 'input', 'Claude Code input line'),
+    p('idle', /⌕ Search…/, 'bottom', 'Claude Code history search'),
   ],
   // Plain words: no "?", no "(y/n)", nothing any pattern above could match.
   continuationMessage: 'Please continue with the task from where you left off.',
   exit: exitCommand('claude'),
   hashedLines: aboveInputBox,
   transcript: 'claude',
+  resumeFlag: '--resume',
 };
 
-/* Codex CLI: transcribed from its documentation and users' reports, not captured here. */
+/*
+ * Codex CLI: from its source and kbwo/ccmanager's codex detector tests (not captured here):
+ * approval menus `› 1. Yes, proceed (y)` with `Press enter to confirm or esc to cancel`, MCP
+ * tool prompts with `enter to submit | esc to cancel`, plan questions `Question 1/3` with
+ * `enter to submit answer`, the status `• Working (12s • esc to interrupt)`, the composer `› `.
+ */
 const CODEX: Profile = {
   name: 'codex',
+  // conversation: tool output under `└`; Codex prints its status indented too (`  press esc to interrupt`)
+  layout: { inputLine: /^\s*(?:│\s*)?([›▌>]|codex>)(?=\s|$)/, conversation: /^\s*[└│]\s/ },
   patterns: [
-    p('permission_prompt', /(Allow command\?|Would you like to run the following command\?|Approve this (command|change)\?)/i, 'screen', 'Codex approval (transcribed)'),
+    p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', "Codex tui: `Unrecognized command '/x'` (users' reports)"),
+    // the question counts with a live menu (its cursor on an option) or its footer: a stale one in the history does not
+    p('permission_prompt', /(Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool)[\s\S]*(^\s*[›▌]\s*(?:\d+\.|Yes\b)|press enter to confirm|enter to submit)/im, 'bottom', 'Codex approval menu'),
+    p('permission_prompt', /(Allow command\?|Allow execution\b|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
+    p('question', /(^\s*Question \d+\/\d+|enter to submit answer)/im, 'bottom', 'Codex plan question'),
+    p('yes_no_prompt', /(yes \(y\)\s*\/\s*no \(n\)|Confirm with [^\n]*\bEnter\b)/i, 'bottom', 'Codex confirm'),
     YES_NO,
     PRESS_ENTER,
-    p('busy', /(Esc to interrupt|esc to interrupt|Working \(\d+s)/, 'bottom', 'Codex status line (transcribed)'),
-    p('idle', /^\s*[›▌>]\s/m, 'bottom', 'Codex composer (transcribed)'),
+    p('busy', /Working \(\d+[smh]/, 'status', 'Codex status line'),
+    p('busy', /^\s*press esc to (?:cancel|stop)\b/im, 'status', 'Codex status line (older, kbwo/ccmanager tests)'),
+    ...busyByStatus('Codex'),
+    p('idle', /^(?:│\s*)?(?:[›▌>]|codex>)$/, 'input', 'Codex composer'),
+    p('idle', /^\s*How can I help (?:you )?today\?$/, 'last', 'Codex greeting (agent-deck tests)'),
   ],
   continuationMessage: 'Please continue with the task from where you left off.',
   exit: exitCommand('codex'),
@@ -101,15 +177,24 @@ const CODEX: Profile = {
   transcript: undefined,
 };
 
-/* Gemini CLI: transcribed from its documentation and users' reports, not captured here. */
+/*
+ * Gemini CLI: from its source and kbwo/ccmanager's gemini detector tests (not captured here):
+ * confirmations `Apply this change?`, `Allow execution of …?`, `Do you want to proceed?`,
+ * `Waiting for user confirmation…`; the spinner `⠼ Thinking… (esc to cancel, 3s)`.
+ */
 const GEMINI: Profile = {
   name: 'gemini',
+  layout: { inputLine: /^\s*(?:│\s*)?((?:gemini)?>)(?=\s|$)/, conversation: /^(?:\s*✦\s|\s{2,}\S)/ },
   patterns: [
-    p('permission_prompt', /(Allow execution|Apply this change|Do you want to proceed)\??[\s\S]*1\.\s*Yes/i, 'screen', 'Gemini confirmation (transcribed)'),
+    p('unknown_command', /Unknown command:\s*(\/\S+)/, 'recent', 'Gemini CLI slashCommandProcessor.ts: `Unknown command: <input>` (read)'),
+    p('permission_prompt', /(Allow execution|Apply this change|Do you want to proceed|Waiting for user confirmation|Yes, allow once)/i, 'bottom', 'Gemini confirmation'),
     YES_NO,
     PRESS_ENTER,
-    p('busy', /\(esc to cancel/i, 'bottom', 'Gemini spinner (transcribed)'),
-    p('idle', /^\s*│?\s*>\s+(Type your message|$)/m, 'bottom', 'Gemini input box (transcribed)'),
+    p('busy', /\besc to cancel\b/i, 'status', 'Gemini spinner'),
+    p('busy', /^\s*(?:[\u2801-\u28ff]\s*)?(?:Generating response|Processing)(?:\.\.\.|…)|^\s*Please wait\b/m, 'last', 'Gemini spinner text as the last line (older, kbwo/ccmanager tests)'),
+    ...busyByStatus('Gemini'),
+    p('idle', /^(?:│\s*)?(?:gemini)?>$/, 'input', 'Gemini input box (`>`, older `gemini>`)'),
+    p('idle', /^\s*(?:│\s*)?>?\s*Type your message/m, 'bottom', 'Gemini input placeholder'),
   ],
   continuationMessage: 'Please continue with the task from where you left off.',
   exit: exitCommand('gemini'),
@@ -117,14 +202,16 @@ const GEMINI: Profile = {
   transcript: undefined,
 };
 
-/* Aider: transcribed from its documentation, not captured here. */
+/* Aider: from its documentation; the prompt is `> ` or `<edit format>> ` (`ask> `, `architect> `). */
 const AIDER: Profile = {
   name: 'aider',
+  layout: { inputLine: /^((?:[\w-]+(?: multi)?)?>)(?=\s|$)/, conversation: /^\s{2,}\S/ },
   patterns: [
-    p('yes_no_prompt', /\(Y\)es\/\(N\)o(\/\(A\)ll)?(\/\(S\)kip all)?(\/\(D\)on't ask again)? \[(Yes|No)\]:\s*$/, 'bottom', 'aider confirm (transcribed)'),
+    p('yes_no_prompt', /\(Y\)es\/\(N\)o(\/\(A\)ll)?(\/\(S\)kip all)?(\/\(D\)on't ask again)? \[(Yes|No)\]:\s*$/, 'bottom', 'aider confirm'),
     YES_NO,
     PRESS_ENTER,
-    p('idle', /^(\w+ )?>\s*$/, 'last', 'aider prompt (transcribed)'),
+    ...busyByStatus('aider'),
+    p('idle', /^(?:[\w-]+(?: multi)?)?>$/, 'last', 'aider prompt'),
   ],
   continuationMessage: 'Please continue with the task from where you left off.',
   exit: exitCommand('aider'),
@@ -135,7 +222,8 @@ const AIDER: Profile = {
 /** Any other program: plain terminal prompts only; idle is a bare prompt as the last line. */
 const GENERIC: Profile = {
   name: 'generic',
-  patterns: [YES_NO, PRESS_ENTER, p('idle', /^\s*[>❯›]\s*$/, 'last', 'a bare prompt as the last line')],
+  layout: { inputLine: /^\s*([>❯›])(?=\s|$)/, conversation: /^\s{2,}\S/ },
+  patterns: [YES_NO, PRESS_ENTER, p('idle', /^\s*[>❯›]$/, 'last', 'a bare prompt as the last line')],
   continuationMessage: 'Please continue with the task from where you left off.',
   exit: exitCommand('generic'),
   hashedLines: whole,

@@ -31,14 +31,21 @@ const STOP_PATTERNS: readonly StopPattern[] = [
   // Gemini `Usage limit reached for gemini-3-flash-preview. Access resets at 10:57 PM GMT-3.`
   // (transcribed, google-gemini/gemini-cli#22643); OpenAI `Rate limit reached for gpt-4o …`.
   {
-    head: /^(?:[\w-]+ )?(?:5-hour|five-hour|session|weekly|daily|monthly|usage|rate|quota|opus|sonnet) limit (?:reached|exceeded)\b/i,
+    head: /^(?:[\w-]+ )?(?:5-hour|five-hour|session|weekly|daily|monthly|hourly|usage|rate|quota|opus|sonnet|plan|account|spend|spending|credit|token) limit (?:reached|exceeded|hit)\b/i,
     from: 'spec',
   },
+  // `usage limit · resets in: 3 hours` (cheapestinference/claude-auto-retry test/patterns.test.js):
+  // a bare "usage/rate limit" counts only with a reset clause on the same line.
+  { head: /^(?:[\w-]+ )?(?:(?:usage|rate) )?limit\b[^\n]*\bresets?\b/i, from: 'transcribed claude-auto-retry' },
+  // `You're out of extra usage · resets 3pm` (claude-auto-retry), `You are out of credits`.
+  { head: /^You(?:'re| are) out of (?:[\w-]+ ){0,2}(?:usage|credits?|quota)\b/i, from: 'transcribed claude-auto-retry' },
+  // `Please try again in 5 hours` (claude-auto-retry): a delay of minutes or more, alone on its line.
+  { head: /^(?:Please )?try again in \d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h|days?)\b/i, from: 'transcribed claude-auto-retry' },
   // `You've hit your limit · resets 2am (Europe/Paris)`, `… your session|weekly|Opus|Sonnet limit …`;
   // Codex `You've hit your usage limit. … try again in 5 days 22 hours 11 minutes.` (transcribed,
   // openai/codex#3899, #3124, #26668); Gemini `You have reached your daily gemini-2.5-pro quota
   // limit.` (transcribed, google-gemini/gemini-cli#3796).
-  { head: /^You(?:'ve| have) (?:hit|reached) your (?:[\w.-]+ ){0,3}(?:limit|quota)\b/i, from: 'spec' },
+  { head: /^You(?:'ve| have)? (?:hit|reached) (?:your|the) (?:[\w.-]+ ){0,3}(?:limit|quota)\b/i, from: 'spec' },
   // `API Error: 429 … rate_limit_error …`, `API Error: Request rejected (429) · …`; Gemini
   // `✕ [API Error: {"error":{… "code": 429 … RESOURCE_EXHAUSTED …` (transcribed, gemini-cli#1800).
   { head: /^API Error\b/i, need: /\b429\b|rate_limit|RESOURCE_EXHAUSTED|quota/i, from: 'spec' },
@@ -102,17 +109,27 @@ function lastStopLine(lines: string[]): number | undefined {
 
 function isStopLine(lines: string[], i: number): boolean {
   const bare = stripDecorations(lines[i]!);
-  if (WARNING_HEADS.some((re) => re.test(bare))) return false;
+  // `error: usage limit reached — …`, `Error: You've hit your usage limit`: the message after an error label
+  const unlabelled = bare.replace(ERROR_LABEL, '');
+  if (WARNING_HEADS.some((re) => re.test(bare) || re.test(unlabelled))) return false;
   return STOP_PATTERNS.some((p) => {
     if (p.mid) return p.mid.test(lines[i]!);
-    if (!p.head?.test(bare)) return false;
+    if (!p.head?.test(bare) && !p.head?.test(unlabelled)) return false;
     return !p.need || p.need.test(lines.slice(i, i + 4).join(' '));
   });
 }
 
+/** An error label in front of a message: `error:`, `Error -`, `Claude error:`, `[ERROR]`. */
+const ERROR_LABEL = /^(?:(?:\[?(?:[\w-]+ )?(?:error|failed|failure)\]\s*[:·—–-]*|(?:[\w-]+ )?(?:error|failed|failure)\s*[:·—–-]+)\s*)+/i;
+
 /** NBSP (Claude Code's prompt) and typographic apostrophes would defeat the patterns. */
 export function normalise(line: string): string {
-  return line.replace(/\u00a0/g, ' ').replace(/[\u2018\u2019]/g, "'");
+  return stripAnsi(line).replace(/\u00a0/g, ' ').replace(/[\u2018\u2019]/g, "'");
+}
+
+/** Escape sequences a raw stream may still carry (CSI, OSC hyperlinks and titles): a screen capture has none. */
+function stripAnsi(text: string): string {
+  return text.includes('\x1b') ? text.replace(/\x1b\][\s\S]*?(?:\x07|\x1b\\)|\x1b\[[\x20-\x3f]*[\x40-\x7e]|\x1b[PX^_][\s\S]*?\x1b\\/g, '') : text;
 }
 
 /** Leading glyphs a TUI puts before a message: `⎿`, `■`, `✕ [`, `⚡`, `│`, bullets, spaces. */
@@ -126,17 +143,24 @@ function stripDecorations(line: string): string {
  * / `or try again at 3:28 PM.`). A continuation starts in lower case or with a digit.
  */
 function logicalLine(lines: string[], at: number): string {
-  const parts = [lines[at]!.trim()];
+  const parts = [unboxed(lines[at]!)];
   for (let i = at + 1; i < lines.length && i <= at + 2; i++) {
-    const next = lines[i]!.trim();
-    if (!/^[a-z0-9]/.test(next)) break;
+    const next = unboxed(lines[i]!);
+    // a wrapped continuation, or the reset clause on a line of its own (`· resets 3pm (UTC)`,
+    // `Resets at 3pm (UTC)`: Claude Code's TUI renders, claude-auto-retry test/patterns.test.js)
+    if (!/^[a-z0-9]/.test(next) && !/^(?:[·•∙-]\s*)?(?:resets?|try again|retry after|wait)\b/i.test(next)) break;
     parts.push(next);
   }
   return parts.join(' ');
 }
 
+/** A line without the box it is drawn in: `│ · resets 3pm │` -> `· resets 3pm`. */
+function unboxed(line: string): string {
+  return line.trim().replace(/^[│┃|]\s*/, '').replace(/\s*[│┃|]$/, '').trim();
+}
+
 /** Where a reset clause starts; `resets_at` / `resets_in_seconds` are Codex's JSON fields. */
-const RESET_KEYWORD = /\b(?:resets?|try again|retry after|available again)\b|\bresets_(?:at|in_seconds)\b/i;
+const RESET_KEYWORD = /\b(?:resets?|try again|retry after|available again|wait)\b|\bresets_(?:at|in_seconds)\b/i;
 const EPOCH_BAR = /\|\s*\d{10,13}(?!\d)/;
 
 /**

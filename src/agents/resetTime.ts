@@ -14,12 +14,14 @@ export const QUOTA_RESET_MARGIN_MS = 60_000;
  * (`in 2 hours 3 minutes`, `in 2h 3m`, `after 53s`), a clock time with an optional month-day or
  * weekday before it and an optional zone after it. A clock time without a zone is read in
  * `opts.timeZone` (default: the machine's); a zone that Intl does not know falls back to it.
- * A time that has passed rolls forward to the next one (tomorrow, next week, next year).
+ * A time that has passed rolls forward to the next one (tomorrow, next week, next year); an epoch
+ * or a date with its year that has passed, margin included, gives now: never a time in the past.
  */
 export function parseResetTime(text: string, now: Date, opts: { timeZone?: string } = {}): Date | undefined {
   const t = normalise(text).replace(/\s+/g, ' ');
   const at = epochReset(t) ?? relativeReset(t, now.getTime()) ?? clockReset(t, now.getTime(), opts.timeZone);
-  return at === undefined ? undefined : new Date(at + QUOTA_RESET_MARGIN_MS);
+  // Never in the past: an epoch or a dated reset that (with its margin) has passed means now.
+  return at === undefined ? undefined : new Date(Math.max(at + QUOTA_RESET_MARGIN_MS, now.getTime()));
 }
 
 function epochReset(t: string): number | undefined {
@@ -31,7 +33,8 @@ function epochReset(t: string): number | undefined {
 }
 
 const DURATION_PART = String.raw`\d+(?:\.\d+)?\s*(?:milliseconds?|ms|days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])`;
-const RELATIVE = new RegExp(String.raw`\b(?:in|after)\s+((?:${DURATION_PART}(?:\s*,?\s*(?:and\s+)?))+)`, 'i');
+/** `in 2 hours 3 minutes`, `after 53s`, `in: 3 hours` (claude-auto-retry), `wait 30 mins`. */
+const RELATIVE = new RegExp(String.raw`\b(?:in|after|wait(?:\s+for)?)\s*:?\s+((?:${DURATION_PART}(?:\s*,?\s*(?:and\s+)?))+)`, 'i');
 
 function relativeReset(t: string, nowMs: number): number | undefined {
   const secondsField = /\bresets_in_seconds\\?"?\s*:\s*(\d+)/i.exec(t);

@@ -1,5 +1,5 @@
 import type { AgentProfile } from '../config/schema.js';
-import { PROFILES, SCREEN_KINDS, type Profile, type Region, type ScreenPattern } from './profiles.js';
+import { PROFILES, REGIONS, SCREEN_KINDS, type Profile, type Region, type ScreenPattern } from './profiles.js';
 
 type PatternKind = ScreenPattern['kind'];
 
@@ -35,8 +35,8 @@ export function resolveProfile(name: AgentProfile, extensions: unknown): { profi
       return;
     }
     const region = (r.region ?? 'screen') as Region;
-    if (region !== 'screen' && region !== 'bottom' && region !== 'last') {
-      errors.push(`${at}.region: must be "screen", "bottom" or "last"`);
+    if (!REGIONS.includes(region)) {
+      errors.push(`${at}.region: must be one of ${REGIONS.join(', ')}`);
       return;
     }
     try {

@@ -9,3 +9,9 @@ export async function sim(ctx: CommandContext): Promise<number> {
   // stdin may still be open after a prompt was read: end like an agent does, now.
   process.exit(code);
 }
+
+/** `autodeck sim TASK_DIR [agent flags…]`: the flags after the folder are the agent's, ignored. */
+export async function simMain(dir: string): Promise<number> {
+  const code = await runSim(dir);
+  process.exit(code);
+}

@@ -24,6 +24,11 @@ export interface Settings {
   restartLimit: number;
   graceSeconds: number;
   quotaProbeMinutes: number;
+  /** Hung-agent watchdog (src/supervisor/hung.ts); 0 turns a sign off. */
+  hungMinutes: number;
+  hungErrorMinutes: number;
+  hungRepeatCalls: number;
+  hungLadderMinutes: number;
   /** argv template with `{taskDir}` `{taskName}` `{session}` `{root}`; started without a shell. */
   agent: string[];
   agentProfile: AgentProfile;
@@ -120,6 +125,22 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   quotaProbeMinutes: {
     flag: '--quota-probe', kind: decimal({ min: 0, exclusive: true }, 'MINUTES'), default: fixed(15),
     description: 'when a quota message gives no reset time, how often to try again',
+  },
+  hungMinutes: {
+    flag: '--hung-after', kind: decimal({ min: 0 }, 'MINUTES'), default: fixed(30, '30 (0 = off)'),
+    description: 'a busy agent whose transcript stays still (no tool running) or whose processes idle this long is hung',
+  },
+  hungErrorMinutes: {
+    flag: '--hung-error', kind: decimal({ min: 0 }, 'MINUTES'), default: fixed(10, '10 (0 = off)'),
+    description: 'an API error banner (5xx, overloaded) staying this long is a hung agent',
+  },
+  hungRepeatCalls: {
+    flag: '--hung-repeat', kind: int(0), default: fixed(6, '6 (0 = off)'),
+    description: 'this many identical tool calls in a row in the transcript is a hung agent',
+  },
+  hungLadderMinutes: {
+    flag: '--hung-ladder', kind: decimal({ min: 0, exclusive: true }, 'MINUTES'), default: fixed(3),
+    description: 'time between the steps for a hung agent: Esc, continuation, restart with resume, failed',
   },
   agent: {
     flag: '--agent', kind: argv,

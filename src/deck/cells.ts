@@ -123,7 +123,8 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
   return {
     ...base,
     iteration: `${loop.iteration}/${loop.maxIterations}`,
-    step: printable(stepText),
+    // a failed loop shows why it failed (a missing command, the restart limit) where its step was
+    step: printable(loop.status === 'failed' && loop.stopReason ? loop.stopReason : stepText),
     elapsed: `${clockDuration(live ? activeMs(loop, now) : 0)}/${minutes(loop.timeoutMinutes)}`,
     paused: loop.quotaWaitSince !== '',
     stalls: `${loop.stallCount}/${threshold}`,

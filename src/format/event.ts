@@ -30,11 +30,14 @@ export function describeEvent(e: LoopEvent): string {
     case 'failed':
       return String(d.message);
     case 'stall':
+      if (d.kind === 'unknown_command') return `the agent does not know the command ${d.command || 'it was started with'}`;
+      if (d.kind === 'hung') return `the agent seems hung (${d.sign}: ${d.detail}); step: ${d.rung}`;
       return d.limit ? `stall limit reached (${d.kind}; ${d.recoveryStep} this iteration, ${d.recoveryTotal} in all)`
         : `suspected stall: ${d.kind}${d.stepTimeout ? ' (step timeout)' : ''}`;
     case 'stall_unrecognized':
       return `stalled on a screen it does not recognise (${d.kind}${d.stepTimeout ? ', step timeout' : ''}); no keys sent`;
     case 'recovery':
+      if (d.kind === 'hung') return `hung agent (${d.sign}, decided by ${d.source}): ${d.keys}${d.resume ? ` with --resume ${d.resume}` : ''}`;
       return `recovered a ${String(d.kind).replace(/_/g, ' ')}: sent ${d.keys} (${d.recoveryStep} this iteration, ${d.recoveryTotal} in all)`;
     case 'quota_wait':
       return d.probe ? `still limited; tried again, next try at ${d.nextProbeAt}`

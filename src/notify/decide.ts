@@ -34,13 +34,18 @@ const SCREEN_TEXT: Record<string, string> = {
   permission_prompt: 'permission prompt',
   yes_no_prompt: 'yes/no prompt',
   continue_prompt: 'continue prompt',
+  question: 'question',
+  unknown_command: 'unknown command',
   busy: 'busy, screen frozen',
   compacting: 'compacting',
   unknown: 'unrecognised screen',
   reasoning_loop: 'reasoning loop',
 };
 
-const PROMPTS = new Set(['permission_prompt', 'yes_no_prompt', 'continue_prompt']);
+/** The hung-agent ladder's steps in words. */
+const HUNG_RUNG: Record<string, string> = { interrupt: 'Esc', continue: 'the continuation message', restart: 'a restart', fail: 'giving up' };
+
+const PROMPTS = new Set(['permission_prompt', 'yes_no_prompt', 'continue_prompt', 'question']);
 
 function nameOf(e: LoopEvent): string {
   return e.taskName || e.taskDir.split(/[\\/]/).filter(Boolean).pop() || e.session;
@@ -71,6 +76,9 @@ function text(e: LoopEvent): { topic: NotifyTopic; text: string } | undefined {
     case 'stall':
       if (d.limit) return { topic: 'stall', text: `stalled too often (${screen}); stopping it` };
       if (kind === 'reasoning_loop') return { topic: 'stall', text: 'is repeating itself (reasoning loop); stopping it' };
+      // The `failed` event right after it says what is missing and how to fix it.
+      if (kind === 'unknown_command') return undefined;
+      if (kind === 'hung') return { topic: 'stall', text: `seems hung (${str(d.sign).replace(/-/g, ' ') || 'no progress'}); autodeck steps in: ${HUNG_RUNG[str(d.rung)] ?? str(d.rung)}` };
       // A stall autodeck recovers from itself: the recovery event follows.
       return {
         topic: 'stall',

@@ -161,6 +161,7 @@ class Sim {
     this.writeStatus(statusDuring(pos, this.lastResult), key);
     this.say(`● ${STEP_TEXT[key].doing}… (iteration ${n})`);
     this.transcript?.assistant(`${STEP_TEXT[key].doing} (iteration ${n})`);
+    if (sc.spin?.atIteration === n && (this.state.spins ?? 0) < sc.spin.times && !(await this.spin(sc.spin.seconds))) return false;
     if (sc.prompt?.atIteration === n && !(await this.prompt(sc.prompt.text))) return false;
     if (sc.quota?.atIteration === n && !(await this.quota(sc.quota.message, sc.quota.seconds))) return false;
     if (sc.repeat?.atIteration === n) {
@@ -208,6 +209,19 @@ class Sim {
     this.pos = { step: routed.next, checkpoint: routed.checkpoint };
     this.iteration = last + 1;
     return false;
+  }
+
+  /** Hung but drawing: a spinner that ticks over nothing, input ignored. False when aborted. */
+  private async spin(seconds: number): Promise<boolean> {
+    this.state = { ...this.state, spins: (this.state.spins ?? 0) + 1 };
+    saveState(this.dir, this.state);
+    const glyphs = ['✢', '✳', '✶', '✻', '✽'];
+    for (let i = 0; i < seconds * 4; i++) {
+      this.out.write(`\r${glyphs[i % glyphs.length]} Thinking… (${Math.floor(i / 4)}s · esc to interrupt)\x1b[K`);
+      if (!(await sleep(0.25, this.abort.signal))) return false;
+    }
+    this.out.write('\r\x1b[K');
+    return true;
   }
 
   /** A yes/no question; any answer goes on, a "no" is only reported. False when aborted. */

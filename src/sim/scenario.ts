@@ -23,6 +23,12 @@ export interface Scenario {
   ignoreSigterm: boolean;
   /** Print nothing and sleep `seconds` before iteration `atIteration` (a stall). */
   hang?: { atIteration: number; seconds: number };
+  /**
+   * Hang while drawing: a spinner line ticking every 0.25 s for `seconds` at iteration
+   * `atIteration`, deaf to input, the first `times` starts that reach it (counted in the
+   * sim's state file, so a restarted agent goes on normally).
+   */
+  spin?: { atIteration: number; seconds: number; times: number };
   /** Print `text` and wait for a line on stdin during iteration `atIteration`. */
   prompt?: { atIteration: number; text: string };
   /**
@@ -128,12 +134,13 @@ class Fields {
 }
 
 const KNOWN: Record<string, readonly string[]> = {
-  top: ['stepSeconds', 'results', 'steps', 'crash', 'ignoreStop', 'ignoreSigterm', 'hang', 'prompt', 'quota', 'repeat',
+  top: ['stepSeconds', 'results', 'steps', 'crash', 'ignoreStop', 'ignoreSigterm', 'hang', 'spin', 'prompt', 'quota', 'repeat',
     'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript', 'hookTurns'],
   hookTurns: ['maxTurns'],
   idle: ['atIteration', 'times'],
   crash: ['atIteration', 'exitCode', 'times'],
   hang: ['atIteration', 'seconds'],
+  spin: ['atIteration', 'seconds', 'times'],
   prompt: ['atIteration', 'text'],
   quota: ['atIteration', 'message', 'seconds'],
   repeat: ['atIteration', 'text', 'times'],
@@ -177,6 +184,8 @@ export function parseScenario(text: string): ScenarioParse {
   if (value.crash?.times === 0) errors.push('crash.times: must be -1 (always) or at least 1 (got 0)');
   const hang = f.object('hang');
   if (hang) value.hang = { atIteration: hang.iteration(), seconds: hang.number('seconds', 60, 0, DAY, false) };
+  const spin = f.object('spin');
+  if (spin) value.spin = { atIteration: spin.iteration(), seconds: spin.number('seconds', 600, 0, DAY, false), times: spin.number('times', 1, 1, 1000, true) };
   const prompt = f.object('prompt');
   if (prompt) value.prompt = { atIteration: prompt.iteration(), text: prompt.text('text', 'Continue? (y/n)') };
   const quota = f.object('quota');

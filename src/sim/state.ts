@@ -16,6 +16,8 @@ export interface SimState {
   used: Partial<Record<StepKey, number>>;
   /** `(step-N)` progress results written so far. */
   progress: number;
+  /** Times the scenario's spin has started. */
+  spins?: number;
 }
 
 export function freshState(): SimState {
@@ -32,7 +34,7 @@ export function parseState(text: string, signalIteration: number | undefined): S
     const int = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
     if (!int(o.lastIteration) || !int(o.crashes) || !int(o.progress) || typeof o.used !== 'object' || o.used === null) return freshState();
     if (o.lastIteration !== (signalIteration ?? 0)) return freshState();
-    return { lastIteration: o.lastIteration, crashes: o.crashes, used: { ...o.used }, progress: o.progress };
+    return { lastIteration: o.lastIteration, crashes: o.crashes, used: { ...o.used }, progress: o.progress, ...(int(o.spins) ? { spins: o.spins } : {}) };
   } catch {
     return freshState();
   }

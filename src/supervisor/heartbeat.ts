@@ -1,5 +1,6 @@
 import type { Classification } from '../agents/classify.js';
 import { parseResetTime } from '../agents/resetTime.js';
+import type { HungLimits } from './hung.js';
 
 /** What the heartbeat remembers between captures of one loop. */
 export interface BeatState {
@@ -33,6 +34,8 @@ export interface BeatLimits {
   stepTimeoutMs: number;
   quotaProbeMs: number;
   timeZone?: string | undefined;
+  /** The hung-agent watchdog's limits (hung.ts); DEFAULT_HUNG_LIMITS when absent. */
+  hung?: HungLimits | undefined;
 }
 
 /** Compaction is not a stall for this long (SPEC 5.3). */
@@ -45,7 +48,9 @@ export type BeatAction =
   | { type: 'quota_resume'; typeContinuation: boolean; why: 'reset time passed' | 'message gone' }
   | { type: 'recover'; kind: Classification['kind']; keys: string[] | 'continuation'; stepTimeout: boolean }
   | { type: 'unrecognized'; kind: Classification['kind']; stepTimeout: boolean }
-  | { type: 'stall_limit'; kind: Classification['kind'] };
+  | { type: 'stall_limit'; kind: Classification['kind'] }
+  /** The agent does not know the command it was started with: the loop cannot run (issue 10 item 5). */
+  | { type: 'unknown_command'; command: string };
 
 export interface Observation {
   now: number;
@@ -89,6 +94,10 @@ function duringQuota(state: BeatState, wait: QuotaWait, obs: Observation, limits
 export function decideBeat(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
   if (state.quota) return duringQuota(state, state.quota, obs, limits);
   const kind = obs.classification.kind;
+  // Decided at the first look, no stall threshold: nudging such an agent only repeats the error.
+  if (kind === 'unknown_command') {
+    return { state: { ...state, lastCaptureHash: obs.hash }, action: { type: 'unknown_command', command: obs.classification.command ?? '' } };
+  }
   const stallCount = obs.hash === state.lastCaptureHash ? state.stallCount + 1 : 0;
   let next: BeatState = { ...state, stallCount, lastCaptureHash: obs.hash, quotaArmed: state.quotaArmed || kind !== 'quota' };
 

@@ -29,6 +29,10 @@ export interface LoopSettings {
   stallThreshold: number;
   graceSeconds: number;
   restartLimit: number;
+  hungMinutes: number;
+  hungErrorMinutes: number;
+  hungRepeatCalls: number;
+  hungLadderMinutes: number;
 }
 
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
@@ -101,6 +105,9 @@ export class Loop {
       patchLater: (p) => this.patchLater(p),
       event: (kind, detail) => this.event(kind, detail),
       requestStop: (reason) => this.requestStop(reason),
+      fail: (message, code) => this.fail(message, code),
+      agentPid: () => (this.session && !this.session.exited ? this.session.pid : undefined),
+      restartAgent: (extraArgs, detail) => this.restartHung(extraArgs, detail),
       later: (ms, fn) => this.later(ms, fn),
       agentState: () => this.agentState(),
     }, spec.profile, spec.limits, spec.transcriptDir);
@@ -155,12 +162,12 @@ export class Loop {
     this.watcher.on('ready', () => this.poll());
   }
 
-  private spawnAgent(): void {
+  private spawnAgent(extraArgs: readonly string[] = []): void {
     const [program] = this.spec.argv;
     let session: Session;
     try {
       session = this.deps.spawn({
-        name: this.row.session, argv: this.spec.argv, cwd: this.spec.cwd, env: this.spec.env,
+        name: this.row.session, argv: [...this.spec.argv, ...extraArgs], cwd: this.spec.cwd, env: this.spec.env,
       });
     } catch (err) {
       this.event('error', { where: 'spawn', program, message: (err as Error).message });
@@ -195,6 +202,23 @@ export class Loop {
     this.patch({ stallCount: 0, lastCaptureHash: '' });
     this.begin(session);
     if (this.stopReason) this.startGrace();
+  }
+
+  /**
+   * The hung-agent ladder's restart rung (issue 11 item 4): the agent is ended and started
+   * again at once, with the profile's resume flag when there is a session to resume
+   * (`--resume <id>` for Claude Code). It counts as a restart.
+   */
+  private restartHung(extraArgs: readonly string[], detail: Record<string, unknown>): void {
+    if (this.over || this.stopping) return;
+    const old = this.session;
+    this.session = undefined; // its exit is no crash: the exit listener ignores a session no longer ours
+    this.deps.store.tx(() => {
+      this.patch({ restartCount: this.row.restartCount + 1, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null, stallCount: 0, lastCaptureHash: '' });
+      this.event('restart', { ...detail, attempt: this.row.restartCount, limit: this.spec.settings.restartLimit, inMs: 0, argv: extraArgs });
+    });
+    old?.dispose();
+    this.spawnAgent(extraArgs);
   }
 
   /** Runs an adopted loop again in this process: a new agent, counters as planned (SPEC 5.6). */
@@ -440,9 +464,16 @@ export class Loop {
     this.end(outcome, false);
   }
 
-  private fail(): void {
+  /**
+   * Ends the loop as `failed`, keeping its row: the message is the `failed` event and the
+   * row's stop reason (what its dashboard row shows); `code` is the run's stop reason.
+   */
+  private fail(message = RESTART_LIMIT_MESSAGE, code = ''): void {
+    this.failure = { message, code };
     this.end('failed', true);
   }
+
+  private failure: { message: string; code: string } | undefined;
 
   private end(outcome: Outcome, keepRow: boolean): void {
     if (this.over) return;
@@ -460,15 +491,16 @@ export class Loop {
     const run: Omit<RunRow, 'id'> = {
       session: row.session, taskDir: row.taskDir, taskName: row.taskName, startedAt: row.startedAt,
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
-      timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? '', forced: this.forced,
+      timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
       recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
     };
     let id = 0;
     this.deps.store.tx(() => {
       id = this.deps.store.runs.insert(run);
       if (keepRow) {
-        this.patch({ status: 'failed', agentPid: null });
-        this.event('failed', { message: RESTART_LIMIT_MESSAGE, restarts: row.restartCount });
+        const failure = this.failure ?? { message: RESTART_LIMIT_MESSAGE, code: '' };
+        this.patch({ status: 'failed', agentPid: null, stopReason: failure.message });
+        this.event('failed', { message: failure.message, restarts: row.restartCount, ...(failure.code ? { code: failure.code } : {}) });
       } else {
         this.deps.store.loops.delete(row.session);
       }

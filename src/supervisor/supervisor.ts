@@ -32,7 +32,8 @@ export interface StoredLoopSettings extends LoopSettings {
 }
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
-  'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit'] as const satisfies readonly (keyof LoopSettings)[];
+  'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
+  'hungLadderMinutes'] as const satisfies readonly (keyof LoopSettings)[];
 
 /** The per-loop settings present in `source` (a settings object, or what a row stored). */
 function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
@@ -62,6 +63,7 @@ function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cw
     throw new StartRefused('usage', `the agent command's --settings: ${(err as Error).message}`);
   }
 }
+import { DEFAULT_HUNG_LIMITS } from './hung.js';
 
 /** What the supervisor needs of the settings (SPEC 3). */
 export interface SupervisorSettings extends LoopSettings {
@@ -227,6 +229,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       stallThreshold: settings.stallThreshold, recoveryPerIteration: settings.recoveryPerIteration,
       recoveryTotal: settings.recoveryTotal, stepTimeoutMs: settings.stepTimeoutMinutes * 60_000,
       quotaProbeMs: settings.quotaProbeMinutes * 60_000,
+      // rows stored before these settings existed get the defaults
+      hung: {
+        ...DEFAULT_HUNG_LIMITS,
+        transcriptMs: (settings.hungMinutes ?? 30) * 60_000, cpuIdleMs: (settings.hungMinutes ?? 30) * 60_000,
+        errorBannerMs: (settings.hungErrorMinutes ?? 10) * 60_000, repeatedToolCalls: settings.hungRepeatCalls ?? 6,
+        ladderMs: (settings.hungLadderMinutes ?? 3) * 60_000,
+      },
     };
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { answerKeys, classifyScreen, type Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
+import { statSync } from 'node:fs';
 import { findTranscript, isReasoningLoop, lastAssistantTexts, lastQuotaError, readTranscriptTail } from '../agents/transcript.js';
 import { currentIdentity, SIGNAL_FILE } from '../protocol/signal.js';
 import type { StopReason } from '../protocol/stopFile.js';
@@ -12,6 +13,11 @@ import type { LoopRow } from '../store/loops.js';
 import type { AgentState } from '../store/agentState.js';
 import { parseResetTime } from '../agents/resetTime.js';
 import { decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
+import { cpuPercent, processTreeTicks } from './cpu.js';
+import {
+  decideHung, DEFAULT_HUNG_LIMITS, errorBanner, initialHungState, repeatedToolCalls, toolPending, transcriptSessionId,
+  type HungAction, type HungSign, type HungState,
+} from './hung.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -24,6 +30,12 @@ export interface WatchdogHost {
   patchLater(patch: Partial<LoopRow>): void;
   event(kind: EventKind, detail: Record<string, unknown>): void;
   requestStop(reason: StopReason): void;
+  /** Ends the loop at once as `failed`, with a one-line message for the log and the dashboard row. */
+  fail(message: string, code: string): void;
+  /** The agent's pid while it runs (for the process-tree CPU sign). */
+  agentPid?(): number | undefined;
+  /** Ends the agent and starts it again with `extraArgs` appended (the hung ladder's restart). */
+  restartAgent?(extraArgs: readonly string[], detail: Record<string, unknown>): void;
   later(ms: number, fn: () => void): void;
   /** The state the agent's own hooks last reported for this run of it, if any (SPEC 9). */
   agentState?(): AgentState | undefined;
@@ -38,14 +50,34 @@ const HOOK_KINDS: Partial<Record<AgentState, Classification['kind']>> = {
  * The agent's own word comes before the screen (SPEC 5.3), except a quota message on the
  * screen, which is more specific than "idle" or "waiting".
  */
-export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look {
+export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look & { source: DecisionSource } {
   const kind = state ? HOOK_KINDS[state] : undefined;
-  if (!kind || look.classification.kind === 'quota' || kind === look.classification.kind) return look;
+  // The screen's own notices (a quota stop, a command the agent does not know) are more specific than any hook state.
+  if (!kind || SCREEN_FIRST.has(look.classification.kind)) return { ...look, source: 'screen' };
+  if (kind === look.classification.kind) return { ...look, source: 'hook' };
   // Claude Code reports busy (PreToolUse) before it asks for permission: a prompt on the
   // screen is the newer news, and an agent waiting on it is not working.
-  if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return look;
+  if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return { ...look, source: 'screen' };
   const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
-  return { ...look, classification: { kind }, answer };
+  return { ...look, classification: { kind }, answer, source: 'hook' };
+}
+
+/** Which source each hung sign stands for in events. */
+const HUNG_SOURCE: Record<HungSign, DecisionSource> = { transcript: 'transcript', process: 'process', 'api-error': 'screen', 'repeated-tool-calls': 'transcript' };
+
+/** Kinds the screen decides even when a hook reported a state. */
+const SCREEN_FIRST: ReadonlySet<Classification['kind']> = new Set(['quota', 'unknown_command', 'question']);
+
+/**
+ * What decided a stall or a recovery, recorded as `detail.source` of its events: the agent's
+ * own hook-reported state, the screen, the transcript, the process tree, the step timeout.
+ */
+export type DecisionSource = 'hook' | 'screen' | 'transcript' | 'process' | 'step-timeout';
+
+/** The one line a failed loop shows when its agent does not know the start command. */
+export function unknownCommandMessage(command: string): string {
+  const shown = command.replace(/[^\x20-\x7e]/g, '?').slice(0, 60) || 'its start command';
+  return `the agent does not know the command ${shown}: run \`autodeck init\` in the project, or set \`agent\``;
 }
 
 /** Screens that wait for an answer autodeck can give. */
@@ -58,6 +90,8 @@ export interface Look {
   hash: string;
   classification: Classification;
   answer: string[] | undefined;
+  /** An API error banner on the screen (hung.ts), if any. */
+  banner?: string | undefined;
 }
 
 function sha1(text: string): string {
@@ -81,6 +115,10 @@ export class Watchdog {
   private statusIdentity: string | undefined;
   private transcriptIdentity: string | undefined;
   private lastLook: Look | undefined;
+  private hung: HungState;
+  /** What the transcript said at its last read: size, a pending tool call, repeated calls, the session id. */
+  private transcriptFacts: { bytes: number; pending: boolean; repeated: number; sessionId: string | undefined } | undefined;
+  private cpuSample: { ticks: number; at: number } | undefined;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -95,6 +133,7 @@ export class Watchdog {
       quota: row.quotaWaitSince ? { since: Date.parse(row.quotaWaitSince), line: '', nextProbeAt: host.now() } : undefined,
     };
     this.statusIdentity = currentIdentity(join(host.taskDir, STATUS_FILE));
+    this.hung = initialHungState(host.now());
   }
 
   get inQuotaWait(): boolean {
@@ -120,7 +159,7 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const { hash, classification, answer } = withHookState(this.look(session), this.host.agentState?.(), this.profile);
+    const { hash, classification, answer, source } = withHookState(this.look(session), this.host.agentState?.(), this.profile);
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -133,7 +172,67 @@ export class Watchdog {
     const { state, action } = decideBeat(this.state, { now, hash, classification, answer }, this.limits);
     this.state = state;
     this.persist(before, action);
-    this.act(action, classification.kind, session);
+    // A recovery the stall count did not call for: the step timeout decided it.
+    const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
+    const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
+    this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source);
+    if (action.type === 'none' && !this.state.quota && !session.exited) this.checkHung(now, classification.kind, session);
+  }
+
+  /** The hung-agent watchdog (hung.ts): gathers its signs, climbs its ladder. */
+  private checkHung(now: number, kind: string, session: Session): void {
+    const limits = this.limits.hung ?? DEFAULT_HUNG_LIMITS;
+    const facts = this.transcriptFacts;
+    const { state, action } = decideHung(this.hung, {
+      now, busy: kind === 'busy', transcriptBytes: facts?.bytes, toolPending: facts?.pending,
+      cpuPercent: this.sampleCpu(now, limits.cpuIdleMs), errorBanner: this.lastLook?.banner, repeatedToolCalls: facts?.repeated,
+    }, limits);
+    this.hung = state;
+    if (action.type === 'rung') this.climb(action, session, now);
+  }
+
+  /** The process tree's CPU use since the last sample, sampled at most every 30 s (a pass over /proc). */
+  private sampleCpu(now: number, idleMs: number): number | undefined {
+    const pid = this.host.agentPid?.();
+    if (pid === undefined || idleMs <= 0) return undefined;
+    if (this.cpuSample && now - this.cpuSample.at < Math.min(30_000, idleMs / 4)) return undefined;
+    const ticks = processTreeTicks(pid);
+    if (ticks === undefined) return undefined;
+    const before = this.cpuSample;
+    this.cpuSample = { ticks, at: now };
+    return before ? cpuPercent(before, this.cpuSample) : undefined;
+  }
+
+  private climb(action: Extract<HungAction, { type: 'rung' }>, session: Session, now: number): void {
+    const source: DecisionSource = HUNG_SOURCE[action.sign];
+    const base = { kind: 'hung', sign: action.sign, source, rung: action.rung, detail: action.detail };
+    this.host.event('stall', base);
+    switch (action.rung) {
+      case 'interrupt':
+        this.host.event('recovery', { ...base, keys: 'Esc' });
+        this.sendKeys(session, ['\x1b']);
+        return;
+      case 'continue':
+        this.host.event('recovery', { ...base, keys: 'continuation message + Enter' });
+        this.typeContinuation(session);
+        return;
+      case 'restart': {
+        const id = this.profile.resumeFlag ? this.transcriptFacts?.sessionId : undefined;
+        const args = id && this.profile.resumeFlag ? [this.profile.resumeFlag, id] : [];
+        if (!this.host.restartAgent) break;
+        this.host.event('recovery', { ...base, keys: 'restart', resume: id ?? null });
+        // a new process: its signs start over (the ladder goes on if it hangs again)
+        this.hung = { ...initialHungState(now), rung: this.hung.rung, rungAt: now };
+        this.transcriptFacts = undefined;
+        this.cpuSample = undefined;
+        this.lastLook = undefined;
+        this.host.restartAgent(args, { why: 'hung', sign: action.sign, resume: id ?? null });
+        return;
+      }
+      case 'fail':
+        break;
+    }
+    this.host.fail(`the agent hung (${action.detail.slice(0, 120)}); Esc, the continuation message and a restart did not help`, 'hung');
   }
 
   /**
@@ -147,7 +246,7 @@ export class Watchdog {
     const classification = classifyScreen(this.profile, lines);
     this.lastLook = {
       version, hash: sha1(this.profile.hashedLines(lines).join('\n')), classification,
-      answer: answerKeys(this.profile, classification, lines),
+      answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines),
     };
     return this.lastLook;
   }
@@ -176,9 +275,13 @@ export class Watchdog {
     else this.host.patchLater(patch);
   }
 
-  private act(action: BeatAction, kind: string, session: Session): void {
+  private act(action: BeatAction, kind: string, session: Session, source: DecisionSource): void {
     switch (action.type) {
       case 'none':
+        return;
+      case 'unknown_command':
+        this.host.event('stall', { kind, source, command: action.command, unknownCommand: true });
+        this.host.fail(unknownCommandMessage(action.command), 'unknown_command');
         return;
       case 'enter_quota':
         this.enterQuota(action.wait, action.keys, session);
@@ -192,9 +295,9 @@ export class Watchdog {
         return;
       case 'recover': {
         const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
-        this.host.event('stall', { kind, stepTimeout: action.stepTimeout });
+        this.host.event('stall', { kind, source, stepTimeout: action.stepTimeout });
         this.host.event('recovery', {
-          kind, keys: action.keys === 'continuation' ? keys.join(' + ') : showKeys(keys),
+          kind, source, keys: action.keys === 'continuation' ? keys.join(' + ') : showKeys(keys),
           recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
         });
         if (action.keys === 'continuation') this.typeContinuation(session);
@@ -203,12 +306,12 @@ export class Watchdog {
       }
       case 'unrecognized':
         this.host.event('stall_unrecognized', {
-          kind, stepTimeout: action.stepTimeout, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
+          kind, source, stepTimeout: action.stepTimeout, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
         });
         return;
       case 'stall_limit':
         this.host.event('stall', {
-          kind, limit: true, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
+          kind, source, limit: true, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
         });
         this.host.requestStop('stall_limit');
         return;
@@ -264,8 +367,13 @@ export class Watchdog {
     if (id === this.transcriptIdentity) return false;
     this.transcriptIdentity = id;
     const entries = readTranscriptTail(path);
+    let bytes = 0;
+    try {
+      bytes = statSync(path).size;
+    } catch { /* gone meanwhile: read as empty */ }
+    this.transcriptFacts = { bytes, pending: toolPending(entries), repeated: repeatedToolCalls(entries), sessionId: transcriptSessionId(entries) };
     if (isReasoningLoop(lastAssistantTexts(entries, 3))) {
-      this.host.event('stall', { kind: 'reasoning_loop', transcript: path });
+      this.host.event('stall', { kind: 'reasoning_loop', source: 'transcript', transcript: path });
       this.host.requestStop('reasoning_loop');
       return true;
     }

@@ -25,7 +25,7 @@ const TRANSCRIPTS = join(FIXTURES, 'transcripts');
 const MANIFEST = join(SCREENS, 'manifest.json');
 const BASE = join(tmpdir(), 'autodeck-claude-capture');
 
-type Classification = 'quota' | 'compacting' | 'permission_prompt' | 'yes_no_prompt' | 'continue_prompt' | 'idle' | 'busy' | 'exited' | 'unknown';
+type Classification = 'quota' | 'unknown_command' | 'compacting' | 'permission_prompt' | 'question' | 'yes_no_prompt' | 'continue_prompt' | 'idle' | 'busy' | 'exited' | 'unknown';
 
 interface ManifestEntry {
   file: string;
@@ -59,7 +59,7 @@ interface Run {
 
 /** Starts the CLI in tmux against a fresh fake, runs `body`, always cleans up. */
 async function scenario(
-  opts: { script?: ScriptStep[]; oauth?: boolean; config?: ClaudeConfigOptions },
+  opts: { script?: ScriptStep[]; oauth?: boolean; config?: ClaudeConfigOptions; args?: string[]; env?: Record<string, string>; settings?: Record<string, unknown> },
   body: (run: Run) => Promise<void>,
 ): Promise<void> {
   rmSync(BASE, { recursive: true, force: true, maxRetries: 5 });
@@ -68,8 +68,13 @@ async function scenario(
   mkdirSync(home, { recursive: true });
   mkdirSync(cwd, { recursive: true });
   writeClaudeConfig(home, cwd, FAKE_API_KEY, opts.config);
+  if (opts.settings) {
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify(opts.settings, null, 2));
+  }
   const fake = await startFakeAnthropic(opts.script ?? []);
-  const pane = await TmuxPane.start({ argv: [install.bin!], cwd, env: claudeEnv({ home, port: fake.port, oauth: opts.oauth }) });
+  const env = { ...claudeEnv({ home, port: fake.port, oauth: opts.oauth }), ...opts.env };
+  const pane = await TmuxPane.start({ argv: [install.bin!, ...(opts.args ?? [])], cwd, env });
   const run: Run = {
     pane,
     fake,
@@ -315,6 +320,68 @@ describe.skipIf(!enabled || !install.bin)(`capture Claude Code ${CLAUDE_CODE_VER
       run.save('compacting', await run.until(/Compacting conversation…/, 'compaction'), 'compacting', 'three short turns, then `/compact` with the summary answer delayed 8 s');
       await run.until(/Compacted/, 'compaction to finish', 20_000);
       run.save('compacted', await run.settled(), 'idle', 'the same, after the compaction finished');
+    });
+  });
+
+  it('unknown command given as the first prompt', async () => {
+    await scenario({ args: ['/nonexistent-skill foo'] }, async (run) => {
+      const s = await run.until(/Unknown command|unknown skill/i, 'the unknown-command message');
+      run.save('unknown-command', await run.settled() || s, 'unknown_command', 'started with the argument "/nonexistent-skill foo" (as `claude "/<skill> {taskDir}"` without the skill)');
+      expect(run.fake.mainTurns()).toBe(0);
+    });
+  });
+
+  // Permission modes change the footer under the input box while the spinner runs above it.
+  for (const [mode, env] of [['acceptEdits', {}], ['bypassPermissions', { IS_SANDBOX: '1' }], ['plan', {}]] as const) {
+    it(`busy and idle in permission mode ${mode}`, async () => {
+      await scenario({ args: ['--permission-mode', mode], env, script: [{ text: 'Done waiting.', delayMs: 20_000 }] }, async (run) => {
+        const first = await run.until(/^❯\u00a0$|Bypass Permissions mode/m, 'the idle prompt or the bypass warning');
+        if (/Bypass Permissions mode/.test(first)) {
+          // Claude Code asks once before it runs without permission prompts; `2` accepts.
+          run.save('bypass-warning', await run.settled(), 'permission_prompt', '`--permission-mode bypassPermissions` with IS_SANDBOX=1 (root), first start: the warning dialog', 'the cursor is on `1. No, exit`: Enter would quit; answerKeys sends `2` (the first option that says Yes)');
+          await run.pane.type('2');
+          await run.until(/^❯\u00a0$/m, 'the idle prompt after accepting');
+        }
+        run.save(`idle-mode-${mode}`, await run.settled(), 'idle', `\`--permission-mode ${mode}\`${mode === 'bypassPermissions' ? ' with IS_SANDBOX=1 (root)' : ''}; empty input`);
+        await typeLine(run, 'say hello');
+        run.save(`busy-mode-${mode}`, await run.until(/…\s+\(\d+s/, 'the spinner counter', 25_000), 'busy', `the same mode, a text turn delayed 20 s: spinner line above the box, the mode's footer under it`);
+        await run.until(/Done waiting\./, 'the answer', 20_000);
+      });
+    });
+  }
+
+  it('custom statusLine under the input box', async () => {
+    const settings = { statusLine: { type: 'command', command: 'echo "my-status ❯ main · all quiet"', padding: 0 } };
+    await scenario({ settings, script: [{ text: 'Status seen.', delayMs: 12_000 }] }, async (run) => {
+      await run.until(/my-status/, 'the custom status line');
+      run.save('idle-status-line', await run.settled(), 'idle', 'settings.json statusLine: a command printing `my-status ❯ main · all quiet`');
+      await typeLine(run, 'say hello');
+      run.save('busy-status-line', await run.until(/…/, 'the spinner line'), 'busy', 'the same, a text turn delayed 12 s');
+      await run.until(/Status seen\./, 'the answer', 20_000);
+    });
+  });
+
+  it('long spinner with streamed tokens', async () => {
+    const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    await scenario({ script: [{ toolUse: { name: 'Bash', input: { command: 'sleep 40', description: 'Sleep forty seconds' } } }, { text: long }] , settings: { permissions: { allow: ['Bash(sleep:*)'] } } }, async (run) => {
+      await run.until(/^❯\u00a0$/m, 'the idle prompt');
+      await typeLine(run, 'sleep a while');
+      run.save('busy-long-tool', await run.until(/…\s+\(\d{2}s/, 'a two-digit counter on the spinner line', 40_000), 'busy', 'a Bash `sleep 40` allowed by settings: the spinner runs over the tool call');
+    });
+  });
+
+  it('a question tool (AskUserQuestion)', async () => {
+    const input = {
+      questions: [{
+        question: 'Which database should the service use?', header: 'Database', multiSelect: false,
+        options: [{ label: 'SQLite', description: 'A file next to the service' }, { label: 'Postgres', description: 'A server' }],
+      }],
+    };
+    await scenario({ script: [{ toolUse: { name: 'AskUserQuestion', input } }, { text: 'Noted.' }] }, async (run) => {
+      await run.until(/^❯\u00a0$/m, 'the idle prompt');
+      await typeLine(run, 'ask me');
+      await run.until(/Which database/, 'the question');
+      run.save('question-tool', await run.settled(), 'question', 'the model calls AskUserQuestion with two options');
     });
   });
 });

@@ -52,6 +52,14 @@ describe('row cells', () => {
     expect(rowCells(moduleRow('m', { loop: { ...loop, timeoutMinutes: 120 } }), NOW, LIMITS).elapsed).toBe('7:00/2h');
   });
 
+  it('a failed loop shows why it failed where its step was', () => {
+    const why = 'the agent does not know the command /ai-cli-task: run `autodeck init` in the project, or set `agent`';
+    const failed = loopRow('/ws/m', { status: 'failed', stopReason: why, step: 'exec' });
+    expect(rowCells(moduleRow('m', { loop: failed }), NOW, LIMITS).step).toBe(why);
+    // a running loop's stop reason is no failure: it keeps its step
+    expect(rowCells(moduleRow('m', { loop: { ...failed, status: 'stopping', stopReason: 'user_stop' } }), NOW, LIMITS).step).toBe('exec PASS -> exec');
+  });
+
   it("takes a loop's own stall threshold over the default, and makes names and steps printable", () => {
     const loop = loopRow('/ws/m', { settings: { stallThreshold: 5 }, step: 'exec\x1b[2J' });
     const c = rowCells(moduleRow('evil\x1b]0;x\x07', { loop }), NOW, LIMITS);

@@ -19,4 +19,12 @@ describe('human output', () => {
       detail: { iteration: 3, step: 'check', checkpoint: 'post-exec', result: 'ACCEPT', next: 'merge' } }, 'm');
     expect(line).toMatch(/ {2}m {2}signal {2}iteration 3: check\(post-exec\) ACCEPT -> merge$/);
   });
+  it('describes the hung-agent steps and an unknown command', () => {
+    const at = '2026-11-22T05:00:00Z';
+    const line = (kind: 'stall' | 'recovery', detail: Record<string, unknown>) => formatEvent({ at, session: 's', taskDir: '/t/m', kind, detail }, 'm');
+    expect(line('recovery', { kind: 'hung', sign: 'transcript', source: 'transcript', rung: 'restart', keys: 'restart', resume: 'ce2def90' }))
+      .toMatch(/hung agent \(transcript, decided by transcript\): restart with --resume ce2def90$/);
+    expect(line('stall', { kind: 'hung', sign: 'api-error', detail: 'API Error: 529', rung: 'interrupt' })).toMatch(/seems hung \(api-error: API Error: 529\); step: interrupt$/);
+    expect(line('stall', { kind: 'unknown_command', command: '/x' })).toMatch(/the agent does not know the command \/x$/);
+  });
 });

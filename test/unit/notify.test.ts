@@ -37,6 +37,11 @@ describe('notificationFor: which events notify, and what they say', () => {
     ['stall', { kind: 'permission_prompt', stepTimeout: true }, 'stall', 'autodeck: fix-auth stalled (permission prompt, step timeout); autodeck is answering it'],
     ['stall', { kind: 'idle', limit: true, recoveryStep: 4, recoveryTotal: 4 }, 'stall', 'autodeck: fix-auth stalled too often (idle at its prompt); stopping it'],
     ['stall', { kind: 'reasoning_loop', transcript: '/t.jsonl' }, 'stall', 'autodeck: fix-auth is repeating itself (reasoning loop); stopping it'],
+    // an unknown command: the failed event after it names the command and the fix
+    ['stall', { kind: 'unknown_command', source: 'screen', command: '/ai-cli-task' }, undefined, undefined],
+    ['stall', { kind: 'hung', sign: 'api-error', source: 'screen', rung: 'interrupt' }, 'stall', 'autodeck: fix-auth seems hung (api error); autodeck steps in: Esc'],
+    ['stall', { kind: 'hung', sign: 'transcript', source: 'transcript', rung: 'restart' }, 'stall', 'autodeck: fix-auth seems hung (transcript); autodeck steps in: a restart'],
+    ['stall_unrecognized', { kind: 'question' }, 'input', 'autodeck: fix-auth needs input: a question autodeck cannot answer'],
     ['stall_unrecognized', { kind: 'unknown', stepTimeout: false }, 'input', 'autodeck: fix-auth needs input: its screen shows something autodeck cannot answer'],
     ['stall_unrecognized', { kind: 'yes_no_prompt' }, 'input', 'autodeck: fix-auth needs input: a yes/no prompt autodeck cannot answer'],
     ['stall_unrecognized', { kind: 'busy', stepTimeout: true }, 'input', 'autodeck: fix-auth looks stuck (busy, screen frozen); needs a look'],

@@ -175,7 +175,7 @@ describe('parseResetTime: dates and weekdays', () => {
     ['month-day passed: next year', 'resets Oct 31, 9am', '2026-11-05T12:00:00Z', 'America/Los_Angeles', '2027-10-31T09:00:00-07:00'],
     ['month-day later today', 'resets Oct 31, 9am', '2026-10-31T08:00:00-07:00', 'America/Los_Angeles', '2026-10-31T09:00:00-07:00'],
     ['full month, ordinal, year', 'try again at Jul 5th, 2026 8:19 PM.', '2026-06-15T12:00:00Z', 'UTC', '2026-07-05T20:19:00Z'],
-    ['a given year never rolls', 'try again at Jan 2nd, 2026 8:19 PM.', '2026-06-15T12:00:00Z', 'UTC', '2026-01-02T20:19:00Z'],
+    ['a given year never rolls, and a past one gives now', 'try again at Jan 2nd, 2026 8:19 PM.', '2026-06-15T12:00:00Z', 'UTC', '2026-06-15T11:59:00Z'],
     ['date without a time: midnight', "You've hit your usage limit. Try again Aug 18.", '2026-06-15T12:00:00Z', 'Europe/Paris', '2026-08-18T00:00:00+02:00'],
     // 2026-06-15 is a Monday
     ['weekday ahead', 'resets Fri 9am', '2026-06-15T12:00:00Z', 'UTC', '2026-06-19T09:00:00Z'],
@@ -226,8 +226,9 @@ describe('parseResetTime: relative and epoch', () => {
     ['Go duration', 'Please try again in 6m0s.', '2026-06-15T12:06:00Z'],
     ['milliseconds', 'Please try again in 820ms.', '2026-06-15T12:00:00.820Z'],
     ['Codex resets_in_seconds', '{"type":"usage_limit_reached","resets_in_seconds":3600}', '2026-06-15T13:00:00Z'],
-    ['epoch seconds', 'Claude AI usage limit reached|1749924000', '2025-06-14T18:00:00Z'],
-    ['epoch milliseconds', 'Claude AI usage limit reached|1749924000000', '2025-06-14T18:00:00Z'],
+    ['epoch seconds', 'Claude AI usage limit reached|1781546400', '2026-06-15T18:00:00Z'],
+    ['epoch milliseconds', 'Claude AI usage limit reached|1781546400000', '2026-06-15T18:00:00Z'],
+    ['an epoch that has passed is now, never the past', 'Claude AI usage limit reached|1749924000', '2026-06-15T11:59:00Z'],
     ['Codex resets_at', '{"resets_at":1781528400,"plan_type":"plus"}', '2026-06-15T13:00:00Z'],
   ])('%s', (_, text, expected) => {
     expect(parse(text, now)).toBe(reset(expected));

@@ -7,27 +7,33 @@ import { PROFILES } from '../../src/agents/profiles.js';
 import type { Session } from '../../src/sessions/session.js';
 import type { LoopRow } from '../../src/store/loops.js';
 import type { EventKind } from '../../src/store/events.js';
+import type { AgentState } from '../../src/store/agentState.js';
 
 /** A watchdog over a fake session and a real task folder, on a hand-turned clock. */
-function rig(screen: string[]) {
+function rig(screen: string[], opts: { profile?: keyof typeof PROFILES; hook?: () => AgentState | undefined; stepTimeoutMs?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'autodeck-watchdog-'));
   mkdirSync(join(dir, '.working'));
   const writes: string[] = [];
   const events: EventKind[] = [];
   const stops: string[] = [];
+  const details: { kind: EventKind; detail: Record<string, unknown> }[] = [];
+  const failures: { message: string; code: string }[] = [];
   let now = Date.parse('2026-11-22T05:00:00Z');
   let row = { taskDir: dir, status: 'running', stallCount: 0, lastCaptureHash: '', recoveryStep: 0, recoveryTotal: 0, quotaWaitSince: '', quotaWaitMs: 0, startedAt: new Date(now).toISOString() } as unknown as LoopRow;
   const session = { exited: false, screen: () => screen, write: (d: string) => writes.push(d) } as unknown as Session;
   const host: WatchdogHost = {
     taskDir: dir, now: () => now, session: () => session, row: () => row,
-    patch: (p) => (row = { ...row, ...p }), patchLater: (p) => (row = { ...row, ...p }), event: (k) => events.push(k), requestStop: (r) => stops.push(r), later: (_ms, fn) => fn(),
+    patch: (p) => (row = { ...row, ...p }), patchLater: (p) => (row = { ...row, ...p }), event: (k, detail) => { events.push(k); details.push({ kind: k, detail }); },
+    requestStop: (r) => stops.push(r), fail: (message, code) => failures.push({ message, code }), later: (_ms, fn) => fn(),
+    agentState: opts.hook,
   };
-  const dog = new Watchdog(host, PROFILES.generic, { stallThreshold: 2, recoveryPerIteration: 3, recoveryTotal: 10, stepTimeoutMs: 3_600_000, quotaProbeMs: 60_000 }, undefined);
+  const limits = { stallThreshold: 2, recoveryPerIteration: 3, recoveryTotal: 10, stepTimeoutMs: opts.stepTimeoutMs ?? 3_600_000, quotaProbeMs: 60_000 };
+  const dog = new Watchdog(host, PROFILES[opts.profile ?? 'generic'], limits, undefined);
   const beat = (): void => {
     now += 1000;
     dog.beat();
   };
-  return { dir, writes, events, stops, beat, row: () => row };
+  return { dir, writes, events, details, failures, stops, beat, row: () => row, advance: (ms: number) => (now += ms) };
 }
 
 describe('the silent continue', () => {
@@ -75,11 +81,55 @@ describe('the agent state its hooks report', () => {
     ['idle from the hook allows the silent continue', look('unknown'), 'idle', 'idle', undefined],
     ['compacting is compaction', look('unknown'), 'compacting', 'compacting', undefined],
     ['a quota message on screen still wins', look('quota'), 'idle', 'quota', undefined],
+    ['an unknown command on screen still wins', look('unknown_command'), 'idle', 'unknown_command', undefined],
     ['exited leaves it to the screen (the process exit decides)', look('unknown'), 'exited', 'unknown', undefined],
     ['no report: the screen decides', look('yes_no_prompt', ['y', '\r']), undefined, 'yes_no_prompt', ['y', '\r']],
   ] as const)('%s', (_, l, state, kind, answer) => {
     const out = withHookState(l, state, PROFILES.claude);
     expect(out.classification.kind).toBe(kind);
     expect(out.answer).toEqual(answer);
+  });
+});
+
+describe('a command the agent does not know (issue 10 item 5)', () => {
+  const CLAUDE_UNKNOWN = ['● Unknown command: /ai-cli-task', '● Args from unknown skill: auto AiTasks/x', '─'.repeat(60), '❯\u00a0', '─'.repeat(60), '  ? for shortcuts'];
+  it('fails the loop at the first heartbeat that sees it, naming the command and the fix, without a key', () => {
+    const r = rig(CLAUDE_UNKNOWN, { profile: 'claude' });
+    r.beat();
+    expect(r.failures).toEqual([{ code: 'unknown_command', message: 'the agent does not know the command /ai-cli-task: run `autodeck init` in the project, or set `agent`' }]);
+    expect(r.writes).toEqual([]);
+    expect(r.details[0]).toMatchObject({ kind: 'stall', detail: { kind: 'unknown_command', source: 'screen', command: '/ai-cli-task' } });
+  });
+  it('even when the hooks report idle', () => {
+    const r = rig(CLAUDE_UNKNOWN, { profile: 'claude', hook: () => 'idle' });
+    r.beat();
+    expect(r.failures).toHaveLength(1);
+    expect(r.writes).toEqual([]);
+  });
+});
+
+describe('which source decided each stall and recovery (issue 11 item 5)', () => {
+  const sources = (r: ReturnType<typeof rig>) => r.details.filter((d) => ['stall', 'recovery', 'stall_unrecognized'].includes(d.kind)).map((d) => d.detail['source']);
+  it('the screen', () => {
+    const r = rig(['● Planning…', '> ']);
+    for (let i = 0; i < 3; i++) r.beat();
+    expect(sources(r)).toEqual(['screen', 'screen']);
+  });
+  it('the hook-reported state, when it decided', () => {
+    const r = rig(['working', 'nothing recognisable'], { hook: () => 'idle' });
+    for (let i = 0; i < 3; i++) r.beat();
+    expect(sources(r)).toEqual(['hook', 'hook']);
+    expect(r.writes[0]).toBe(PROFILES.generic.continuationMessage);
+  });
+  it('the step timeout, when the screen still changes', () => {
+    let n = 0;
+    const screen = ['> '];
+    const r = rig(screen, { stepTimeoutMs: 10_000 });
+    for (let i = 0; i < 12; i++) {
+      screen[0] = `tick ${n++}`; // a screen that never freezes
+      screen[1] = '> ';
+      r.beat();
+    }
+    expect(sources(r)).toContain('step-timeout');
   });
 });
