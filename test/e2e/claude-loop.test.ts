@@ -39,6 +39,12 @@ function project(w: Workspace, port: number): NodeJS.ProcessEnv {
   return { ...env, PATH: `${bin}${delimiter}${env.PATH}`, XDG_STATE_HOME: join(w.dir, 'state'), XDG_CONFIG_HOME: join(w.dir, 'config') };
 }
 
+/**
+ * Quick stall handling for tests; a loaded machine draws Claude Code's first screen slowly,
+ * and its start (an unrecognised screen) must not spend the recovery budget.
+ */
+const QUICK = ['--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--recovery-per-iteration', '10', '--recovery-total', '20'];
+
 const mainBodies = (f: FakeAnthropic) => f.requests.filter((r) => r.kind === 'main').map((r) => JSON.stringify(r.body));
 
 describe.skipIf(!install.bin)(title, () => {
@@ -59,7 +65,7 @@ describe.skipIf(!install.bin)(title, () => {
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('.claude/skills/autodeck-auto/SKILL.md: added the /autodeck-auto skill');
 
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK], { env });
     expect(r.code, `${r.stderr}\n${JSON.stringify(eventsOf(ws.db, dir).map((e) => [e.kind, e.detail]))}`).toBe(0);
 
     // the skill's words were the first user message: the stop-file check and the signal's form
@@ -74,10 +80,14 @@ describe.skipIf(!install.bin)(title, () => {
     expect(eventsOf(ws.db, dir, 'hook_block')).toEqual([]);
     expect(eventsOf(ws.db, dir, 'started')[0]!.detail).toMatchObject({ mode: 'signal', hooksInjected: true });
 
-    // two recoveries only: the turn that ended mid-loop, and the prompt for the work's Write.
-    // The protocol's own reads, writes and the rename never asked.
+    // The turn that ended mid-loop was continued, and the work's Write was answered: the one
+    // prompt of the run. The protocol's own reads, writes and the rename never asked. (On a
+    // loaded machine Claude Code may take longer than two quick beats to take the continuation
+    // in, so the idle turn may be continued twice.)
     const recoveries = eventsOf(ws.db, dir, 'recovery').map((e) => e.detail);
-    expect(recoveries.map((d) => d.kind).sort()).toEqual(['idle', 'permission_prompt']);
+    expect(recoveries.filter((d) => d.kind === 'permission_prompt')).toHaveLength(1);
+    expect(recoveries.filter((d) => d.kind === 'idle').length).toBeGreaterThanOrEqual(1);
+    expect(recoveries.filter((d) => d.kind !== 'idle' && d.kind !== 'permission_prompt')).toEqual([]);
     // the agent's own word decided (its state hooks, injected through --settings)
     for (const d of recoveries) expect(d.source, JSON.stringify(d)).toBe('hook');
     const state = readDb(ws.db, (db) => db.prepare(
@@ -97,7 +107,7 @@ describe.skipIf(!install.bin)(title, () => {
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
 
     // default limits (20 iterations, 3 stalls, 3/10 recoveries); only the heartbeat is quicker
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '1'], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '2'], { env });
     const run = runsOf(ws.db, dir)[0]!;
     expect(['complete', 'max_iterations'], r.stderr).toContain(run.outcome);
     expect(run.iterations).toBe(20);
@@ -132,7 +142,7 @@ describe.skipIf(!install.bin)(title, () => {
     }
 
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('final\n');
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
@@ -145,11 +155,15 @@ describe.skipIf(!install.bin)(title, () => {
     fake = await startFakeAnthropic([{ text: 'I looked at the plan.' }, { text: `Everything is done.\n${SENTINEL}` }]);
     const env = project(ws, fake.port);
     const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--mode', 'hook', '--agent', 'claude "Work on {taskName}"',
-      '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'], { env });
+      ...QUICK], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(ws.dir, '.claude', 'settings.json'))).toBe(false); // nothing of the user's was touched
     expect(JSON.stringify(fake.requests.filter((q) => q.kind === 'main')[1]?.body)).toContain('autodeck: 0/2 tasks complete (0%)');
-    expect(eventsOf(ws.db, dir).filter((e) => e.kind.startsWith('hook_')).map((e) => e.kind)).toEqual(['hook_block', 'hook_allow']);
+    // one block, then the sentinel's allow (a Stop after the loop's end is allowed too)
+    const decisions = eventsOf(ws.db, dir).filter((e) => e.kind.startsWith('hook_'));
+    expect(decisions.map((e) => e.kind).slice(0, 2)).toEqual(['hook_block', 'hook_allow']);
+    expect(decisions.filter((e) => e.kind === 'hook_block')).toHaveLength(1);
+    expect(decisions[1]!.detail).toMatchObject({ rule: 'sentinel', outcome: 'complete' });
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
   }, 180_000);
 });

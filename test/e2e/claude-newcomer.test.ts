@@ -51,7 +51,7 @@ describe.skipIf(!install.bin)(title, () => {
 
     pane = await DashboardPane.start({
       ws, name: 'newcomer', env: DashboardPane.envFor(ws, env as Record<string, string>),
-      args: ['--db', ws.db, '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60'],
+      args: ['--db', ws.db, '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--recovery-per-iteration', '10', '--recovery-total', '20'],
     });
     await pane.waitScreen((s) => s.includes('demo-task'), 'the dashboard listing demo-task');
     await pane.keys('s');

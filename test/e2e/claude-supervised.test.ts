@@ -49,7 +49,9 @@ describe.skipIf(!install.bin)(title, () => {
     writeClaudeConfig(home, ws.dir);
 
     const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--agent', JSON.stringify(install.bin!),
-      '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--backend', backend],
+      '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--backend', backend,
+      // a loaded machine draws Claude Code's first screen slowly: its start must not spend the recovery budget
+      '--recovery-per-iteration', '10', '--recovery-total', '20'],
     { env: { ...claudeEnv({ home, port: fake.port }), AUTODECK_TMUX_SOCKET: socket } });
 
     expect(r.code, r.stderr).toBe(0);

@@ -86,7 +86,8 @@ describe('the live model', () => {
   });
 
   it('rests the heartbeat while a person is attached: no recovery under their fingers, and it resumes after', async () => {
-    const m = setup({ stallThreshold: '2' });
+    // threshold 6 at 0.5 s: the test takes the session well before a recovery could come
+    const m = setup({ stallThreshold: '6' });
     const dir = ws!.module('asks', { scenario: { stepSeconds: 0.05, prompt: { atIteration: 1, text: 'Overwrite the config? (y/n)' } } });
     expect(m.start(dir, {})).toEqual({ ok: true });
     const screen = m.screen(dir)!;
@@ -94,8 +95,8 @@ describe('the live model', () => {
     await waitFor(() => screen.getSnapshot().some((l) => l.includes('Overwrite the config?')), 'the prompt');
     const taken = m.takeSession(dir)!;
     expect(taken.session).toBe(m.session(dir));
-    // Many beats at 0.5 s: unattended, the threshold of 2 would have answered by now.
-    await new Promise((r) => setTimeout(r, 3000));
+    // Many beats at 0.5 s: unattended, the threshold of 6 would have answered by now.
+    await new Promise((r) => setTimeout(r, 4500));
     expect(m.events(100, dir).map((e) => e.kind)).not.toContain('recovery');
     expect(m.getSnapshot().rows.find((r) => r.key === dir)!.loop!.stallCount).toBe(0);
     taken.release();
