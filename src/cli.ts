@@ -74,22 +74,26 @@ export interface CliUi {
 
 async function parseWithMeow(argv: string[]) {
   const { default: meow } = await import('meow');
-  const { meowFlags, settingsHelp } = await import('./config/help.js');
+  const { meowFlags, settingsHelp, repeatable, lastWins } = await import('./config/help.js');
+  const flags = {
+    ...meowFlags(),
+    json: { type: 'boolean' },
+    force: { type: 'boolean' },
+    last: { type: 'string' },
+  } as const;
   try {
-    return meow(usage(settingsHelp()), {
+    // Every flag may be given twice (the shell convention: the last one wins, silently);
+    // meow refuses a repeat unless it collects the values, so it collects them all and
+    // the single-valued ones keep their last.
+    const cli = meow(usage(settingsHelp()), {
       importMeta: import.meta,
       argv,
       allowUnknownFlags: false,
       booleanDefault: undefined,
-      flags: {
-        ...meowFlags(),
-        json: { type: 'boolean' },
-        force: { type: 'boolean' },
-        last: { type: 'string' },
-      },
+      flags: repeatable(flags),
     });
+    return { ...cli, flags: lastWins(cli.flags, flags) };
   } catch (err) {
-    // meow throws on a repeated flag: a usage error like any other.
     throw new CliError(`autodeck: ${(err as Error).message.split('\n')[0]}`, EXIT.usage);
   }
 }
