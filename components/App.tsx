@@ -10,6 +10,7 @@ import { StartDialog } from './StartDialog.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { DetailPane } from './DetailPane.js';
 import { EventLog } from './EventLog.js';
+import { RunHistory } from './RunHistory.js';
 import { FilterBar } from './FilterBar.js';
 import { useModel, useDeck } from './hooks/useModel.js';
 import { useWindowSize } from './hooks/useWindowSize.js';
@@ -84,6 +85,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       }
       case 'attach':
         onAttach(row!.key);
+        return;
+      case 'history':
+        open({ kind: 'history', key: row!.key });
         return;
       case 'log':
       case 'help':
@@ -173,6 +177,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       break;
     case 'help':
       main = <Help height={body} width={width} onClose={() => dispatch({ type: 'close' })} />;
+      break;
+    case 'history':
+      main = <RunHistory taskKey={overlay.key} name={nameOf(overlay.key)} height={body} onClose={() => dispatch({ type: 'close' })} />;
       break;
     case 'log':
       main = <EventLog height={body} onClose={() => dispatch({ type: 'close' })} />;

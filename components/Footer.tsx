@@ -6,7 +6,7 @@ import type { Breakpoint } from '../src/deck/layout.js';
 import { useTheme } from './theme.js';
 
 /** Commands a narrow footer leaves to the help overlay: moving is known, the rest is one `?` away. */
-const NARROW_HIDDEN = new Set(['up', 'down', 'log', 'filter', 'forceStop']);
+const NARROW_HIDDEN = new Set(['up', 'down', 'log', 'history', 'filter', 'forceStop']);
 
 /**
  * The footer: every command's key and short label from the command table; unavailable ones

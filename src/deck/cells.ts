@@ -27,7 +27,7 @@ const LOOP_STATES: Record<string, StateCell> = {
 const LIFECYCLE_TONES: Record<string, Tone> = { complete: 'ok', blocked: 'bad', cancelled: 'muted' };
 
 /** How a finished run reads, in at most eight columns. */
-const OUTCOMES: Record<Outcome, StateCell> = {
+export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
   complete: { glyph: '✓', word: 'complete', tone: 'ok' },
   blocked: { glyph: '✗', word: 'blocked', tone: 'bad' },
   merge_conflict: { glyph: '✗', word: 'conflict', tone: 'bad' },
@@ -51,7 +51,7 @@ export function stateCell(row: DeckRow): StateCell {
     // A loop elsewhere whose owner died waits for an autodeck to adopt it.
     return !row.here && !row.ownerAlive ? { ...s, word: `${s.word}?`, tone: 'muted' } : s;
   }
-  if (row.lastRun) return OUTCOMES[row.lastRun.outcome] ?? { glyph: '·', word: row.lastRun.outcome, tone: 'muted' };
+  if (row.lastRun) return OUTCOME_CELLS[row.lastRun.outcome] ?? { glyph: '·', word: row.lastRun.outcome, tone: 'muted' };
   const word = row.lifecycle;
   return { glyph: word === 'complete' ? '✓' : '·', word, tone: LIFECYCLE_TONES[word] ?? 'muted' };
 }

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderApp, KEYS, type Rendered } from '../helpers/renderApp.js';
-import { FakeModel, FakeScreen, loopRow, moduleRow } from '../helpers/fakeModel.js';
+import { FakeModel, FakeScreen, finishedRun, loopRow, moduleRow } from '../helpers/fakeModel.js';
 import { COMMANDS } from '../../src/keymap.js';
+import { suggestLimits } from '../../src/history/suggest.js';
 import displayWidth from 'string-width';
 
 // The dashboard's components against a fake model: what a person sees at each width,
@@ -133,6 +134,31 @@ describe('the table at each width', () => {
   });
 });
 
+describe('the history view', () => {
+  it('h lists the selected module\'s finished runs with outcome, iterations, time and score; Esc closes', async () => {
+    const model = threeModules();
+    model.pastRuns.set('/ws/AiTasks/fix-cache', [
+      finishedRun('/ws/AiTasks/fix-cache', 'complete', 7, 12),
+      finishedRun('/ws/AiTasks/fix-cache', 'max_iterations', 20, 40, { recoveries: 2 }),
+    ]);
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type('h');
+    await app.waitForFrame((f) => f.includes('Runs of add-login'), 'the first module\'s (empty) history');
+    expect(app.frame()).toContain('no finished runs yet');
+    await app.type(KEYS.escape);
+    await app.type(KEYS.down, 'h');
+    const f = await app.waitForFrame((f) => f.includes('Runs of fix-cache'), 'the history');
+    for (const h of ['ENDED', 'OUTCOME', 'ITER', 'ACTIVE', 'SCORE']) expect(f).toContain(h);
+    const rows = lines(f).filter((l) => /ago/.test(l));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/1m ago\s+✓ complete\s+7\/20\s+12m\s+\d\.\d\d/);
+    expect(rows[1]).toMatch(/✗? ?■ max iter\s+20\/20\s+40m\s+0\.00\s+2/);
+    await app.type(KEYS.escape);
+    await app.waitForFrame((f) => !f.includes('Runs of') && f.includes('MODULE'), 'the table again');
+  });
+});
+
 describe('the start dialog', () => {
   it('starts with a changed maxIterations; Tab, Shift-Tab and arrows move between fields', async () => {
     const model = threeModules();
@@ -140,7 +166,7 @@ describe('the start dialog', () => {
     await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
     await app.type(KEYS.down, 's');
     await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
-    expect(app.frame()).toContain('defaults (no past runs');
+    expect(app.frame()).toContain('defaults 20 / 30 min: no completed runs');
     await app.type(KEYS.backspace, KEYS.backspace, '7');
     await app.type(KEYS.tab, KEYS.shiftTab, KEYS.down, KEYS.up);
     await app.type(KEYS.enter);
@@ -160,6 +186,23 @@ describe('the start dialog', () => {
     await app.type(KEYS.escape);
     await app.waitForFrame((f) => !f.includes('Start a loop') && f.includes('MODULE'), 'the table again');
     expect(model.calls).toEqual([]);
+  });
+
+  it.each([
+    [0, 'defaults 20 / 30 min: no completed runs'],
+    [1, 'defaults 20 / 30 min: 1 completed run; a suggestion needs 2'],
+    [2, 'suggested from p90 of 2 completed runs + 50%; defaults 20 / 30 min'],
+  ])('with %i completed runs, says where its figures come from', async (n, text) => {
+    const model = threeModules();
+    const runs = Array.from({ length: n }, (_, i) => finishedRun('/ws/AiTasks/fix-cache', 'complete', 8 + i, 10 + i));
+    model.suggestions.set('/ws/AiTasks/fix-cache', suggestLimits(runs, model.settings));
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    const f = await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
+    expect(f).toContain(text);
+    // two runs of 8 and 9 iterations: p90 9 x 1.5 rounds up to 15
+    if (n === 2) expect(f).toMatch(/max iterations\s+15/);
   });
 
   it('offers the suggestion from past runs, and says why a start was refused', async () => {
