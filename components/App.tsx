@@ -10,6 +10,7 @@ import { StartDialog } from './StartDialog.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { DetailPane } from './DetailPane.js';
 import { EventLog } from './EventLog.js';
+import { Header } from './Header.js';
 import { RunHistory } from './RunHistory.js';
 import { FilterBar } from './FilterBar.js';
 import { useModel, useDeck } from './hooks/useModel.js';
@@ -201,12 +202,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       );
   }
 
-  const running = allRows.filter((r) => r.loop && r.loop.status !== 'failed' && r.loop.status !== 'suspended').length;
   return (
     <Box flexDirection="column" width={width}>
-      <Box>
-        <Text bold color={theme.accent} wrap="truncate-end">{`${title}  ${running} running · ${allRows.length} modules${ui.filter ? ` · filter "${printable(ui.filter)}"` : ''}`}</Text>
-      </Box>
+      <Header title={title} rows={allRows} filter={ui.filter} compact={breakpoint === 'side'} />
       <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint), width) ? 'hidden' : 'visible'}>
         {main}
       </Box>

@@ -26,14 +26,14 @@ export interface DeckRow {
   lastRun?: LastRun | undefined;
 }
 
-export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'>;
+export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs'>>;
 
 export interface DeckSnapshot {
   rows: readonly DeckRow[];
 }
 
 function lastRunOf(r: RunRow): LastRun {
-  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced };
+  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced, activeMs: r.activeMs };
 }
 
 /** How often other processes' loops are looked at again; own loops are live. */

@@ -4,6 +4,7 @@ import { FakeModel, FakeScreen, finishedRun, loopRow, moduleRow } from '../helpe
 import { COMMANDS } from '../../src/keymap.js';
 import { suggestLimits } from '../../src/history/suggest.js';
 import displayWidth from 'string-width';
+import { hostname } from 'node:os';
 
 // The dashboard's components against a fake model: what a person sees at each width,
 // and what each key asks the supervisor to do.
@@ -30,7 +31,7 @@ describe('the table at each width', () => {
   it('120 columns: every column of SPEC 7, state as glyph and word', async () => {
     app = renderApp({ model: threeModules(), columns: 120 });
     const f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
-    for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOV', 'SIGNAL']) expect(f).toContain(h);
+    for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOV', 'LAST']) expect(f).toContain(h);
     expect(f).toContain('▶ running');
     expect(f).toContain('3/20');
     expect(f).toContain('check PASS -> exec');
@@ -50,7 +51,7 @@ describe('the table at each width', () => {
     app = renderApp({ model: threeModules(), columns: 40 });
     f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
     for (const h of ['MODULE', 'STATE', 'ITER', 'ELAPSED']) expect(f).toContain(h);
-    for (const h of ['STEP', 'STALL', 'RECOV', 'SIGNAL']) expect(f).not.toContain(h);
+    for (const h of ['STEP', 'STALL', 'RECOV', 'LAST']) expect(f).not.toContain(h);
     expect(f).toContain('▶ running');
   });
 
@@ -74,7 +75,7 @@ describe('the table at each width', () => {
     const plainLines = lines(f).map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
     const columnOf = (line: string, text: string): number => displayWidth(line.slice(0, line.indexOf(text)));
     const header = plainLines.find((l) => l.includes('MODULE'))!;
-    for (const [heading, cell] of [['STATE', /[!‖▶] \w+/], ['ITER', /\d+\/20/], ['ELAPSED', /‖?\d+:\d\d\/30m/]] as const) {
+    for (const [heading, cell] of [['STATE', /[!‖▶] \w+/], ['ITER', /[█▉▊▋▌▍▎▏░]{5} \d+\/20/], ['ELAPSED', /‖?[█▉▊▋▌▍▎▏░]{5} \d+:\d\d\/30m/]] as const) {
       const rows = plainLines.filter((l) => /\d\/20 /.test(l));
       expect(rows).toHaveLength(3);
       for (const row of rows) expect(columnOf(row, cell.exec(row)![0]), `${heading} in "${row}"`).toBe(columnOf(header, heading));
@@ -131,6 +132,59 @@ describe('the table at each width', () => {
     await app.waitForFrame((f) => /1:0\d\/30m/.test(f) && !f.includes(`${shown}/30m`), 'the next second', 3000);
     model.patchRow('/ws/AiTasks/add-login', { loop: loopRow('/ws/AiTasks/add-login', { iteration: 4, step: 'exec', result: 'DONE', next: 'check' }) });
     await app.waitForFrame((f) => f.includes('exec DONE -> check') && f.includes('4/20'), 'the new signal', 1000);
+  });
+});
+
+/** One module in each state the header counts, a finished run among them. */
+function everyState(): FakeModel {
+  return new FakeModel([
+    moduleRow('halfway', { loop: loopRow('/ws/AiTasks/halfway', { iteration: 10, maxIterations: 20 }) }),
+    moduleRow('asks-yes-no', { loop: loopRow('/ws/AiTasks/asks-yes-no', { status: 'stalled', stallCount: 2 }) }),
+    moduleRow('waits-quota', { loop: loopRow('/ws/AiTasks/waits-quota', { status: 'quota_wait', quotaWaitSince: new Date().toISOString() }) }),
+    moduleRow('crashed', { loop: loopRow('/ws/AiTasks/crashed', { status: 'failed' }) }),
+    moduleRow('all-done', { lifecycle: 'complete', lastRun: { id: 1, outcome: 'complete', endedAt: new Date(Date.now() - 180_000).toISOString(), iterations: 7, maxIterations: 20, forced: false, activeMs: 12 * 60_000 } }),
+  ]);
+}
+const BAR = /[█▉▊▋▌▍▎▏░]{5}/;
+
+describe('the header and the bars', () => {
+  it('120 columns: host, module count, counts by state (those needing a person first); bars for iterations and time; a finished row in its own columns', async () => {
+    app = renderApp({ model: everyState(), columns: 120 });
+    const f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    const head = lines(f)[0]!;
+    expect(head).toContain(`autodeck · ${hostname()} · 5 modules`);
+    expect(head).toMatch(/! 1 stalled {2}‖ 1 quota {2}✗ 1 failed {2}▶ 1 running {2}✓ 1 complete/);
+    const row = (name: string): string => lines(f).find((l) => l.includes(name))!;
+    expect(row('halfway')).toContain('██▌░░ 10/20'); // half the iterations: two and a half cells of five
+    expect(row('halfway')).toMatch(/▏░░░░ 1:0\d\/30m/); // a minute of thirty: one eighth of a cell
+    expect(row('waits-quota')).toMatch(new RegExp(`‖${BAR.source} \\d+:\\d\\d/30m`));
+    // finished: outcome in STATE, iterations with their bar, active time in ELAPSED, the end in LAST; STEP empty
+    expect(row('all-done')).toMatch(/✓ complete\s+█▊░░░ 7\/20\s+12:00\s+3m ago$/);
+    expect(f).not.toContain('ended');
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(120);
+  });
+
+  it('80 columns: the same header, the table without bars; 40 columns: compact counts, the host last, every line fits', async () => {
+    app = renderApp({ model: everyState(), columns: 80 });
+    let f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    expect(lines(f)[0]).toMatch(/5 modules {2}! 1 stalled {2}‖ 1 quota/);
+    expect(f).not.toMatch(BAR);
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(80);
+    app.unmount();
+    app = renderApp({ model: everyState(), columns: 40 });
+    f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    expect(lines(f)[0]).toMatch(/^autodeck !1 ‖1 ✗1 ▶1 ✓1 · /);
+    for (const h of ['MODULE', 'STATE', 'ITER', 'ELAPSED']) expect(f).toContain(h);
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(40);
+  });
+
+  it('without colour (NO_COLOR) keeps the bars, the glyphs and the words', async () => {
+    app = renderApp({ model: everyState(), columns: 120, color: false });
+    const f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    expect(f).not.toMatch(/\x1b\[3\dm/);
+    expect(f).toContain('██▌░░ 10/20');
+    expect(lines(f)[0]).toContain('! 1 stalled');
+    for (const w of ['! stalled', '‖ quota', '✗ failed', '✓ complete']) expect(f).toContain(w);
   });
 });
 

@@ -244,20 +244,20 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     await pane.keys('j');
     await pane.waitScreen((s) => rowOf(s, 'slow')?.startsWith('›') === true, 'slow selected');
     await startWithDefaults(pane, 'slow');
-    let screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+SIGNAL/.test(s), 'the wide table');
+    let screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+LAST/.test(s), 'the wide table');
     expectFrame(screen.split('\n'), ROWS, COLS);
 
     await pane.resize(45);
     expect(await pane.size()).toEqual({ cols: 45, rows: ROWS });
     screen = await pane.waitScreen((s) => /^ {2}MODULE\s+STATE\s+ITER\s+ELAPSED\s*$/m.test(s), 'the side-pane table');
     // Nothing of the wide layout is left on the screen.
-    for (const word of ['STEP', 'STALL', 'RECOV', 'SIGNAL', ' of 10', '──']) expect(screen, word).not.toContain(word);
+    for (const word of ['STEP', 'STALL', 'RECOV', 'LAST', ' of 10', '──']) expect(screen, word).not.toContain(word);
     expect(rowOf(screen, 'slow')).toMatch(/^› slow\s+▶ running\s+\d+\/20\s+\d+:\d\d\/30m$/);
     expect(rowOf(screen, 'alpha')).toMatch(/^ {2}alpha\s+· planning$/);
     expectFrame(screen.split('\n'), ROWS, 45);
 
     await pane.resize(COLS);
-    screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+SIGNAL/.test(s) && s.includes('── slow'), 'the wide table and the detail pane again');
+    screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+LAST/.test(s) && s.includes('── slow'), 'the wide table and the detail pane again');
     expect(rowOf(screen, 'slow')).toMatch(/▶ running\s+\d+\/20\b/);
     expectFrame(screen.split('\n'), ROWS, COLS);
 
