@@ -18,6 +18,7 @@ import { useWindowSize } from './hooks/useWindowSize.js';
 import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type Overlay, type UiState } from './state.js';
 import type { DeckRow } from '../src/deck/deck.js';
 import { quitLines } from './quit.js';
+import { interestingKey } from '../src/deck/focus.js';
 import { useTheme } from './theme.js';
 
 export interface AppProps {
@@ -29,17 +30,22 @@ export interface AppProps {
   /** Quit; loops of this process are left as the quit dialog said. */
   onQuit: () => void;
   title?: string;
+  /** Until a key moves the selection, select the row that most wants an eye (the demo). */
+  follow?: boolean;
 }
 
 /** The dashboard (SPEC 7): one table, one overlay at a time, one place that reads keys. */
-export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: AppProps) {
+export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false }: AppProps) {
   const model = useModel();
   const theme = useTheme();
   const { columns: width, rows: height } = useWindowSize();
   const [ui, dispatch] = useReducer(uiReducer, initial ?? INITIAL_UI);
   const allRows = useDeck((s) => s.rows);
   const rows = filterRows(allRows, ui.filter);
-  const index = selectedIndex(rows, ui.selectedKey);
+  const followed = useRef<string | undefined>(undefined);
+  if (follow && ui.selectedKey === undefined) followed.current = interestingKey(rows, followed.current);
+  const selectedKey = ui.selectedKey ?? (follow ? followed.current : undefined);
+  const index = selectedIndex(rows, selectedKey);
   const row = index >= 0 ? rows[index] : undefined;
   const breakpoint = breakpointFor(width);
   const overlay = ui.overlay;
@@ -50,8 +56,8 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   // Keys can come faster than renders (a paste, key repeat over ssh): the key handler
   // reads the selection and the open overlay from here, kept current as each key acts,
   // not from the closure of the last render.
-  const live = useRef({ selectedKey: ui.selectedKey, overlay: overlay.kind as string });
-  live.current = { selectedKey: ui.selectedKey, overlay: overlay.kind };
+  const live = useRef({ selectedKey, overlay: overlay.kind as string });
+  live.current = { selectedKey, overlay: overlay.kind };
   const currentRow = (): DeckRow | undefined => rows[selectedIndex(rows, live.current.selectedKey)];
   const open = (next: Overlay): void => {
     live.current.overlay = next.kind;

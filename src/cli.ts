@@ -14,7 +14,8 @@ const usage = (settingsHelp: string): string => `
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
     autodeck history [TASK_DIR] [--last N] [--json]   finished runs with outcome, times and score
     autodeck serve [--api-port N]            headless supervisor with the loopback REST API
-    autodeck demo                            real loops on a demo workspace, with the simulated agent
+    autodeck demo [--fast | --speed S]       real loops on a demo workspace, with the simulated agent
+                                             (paced for a person, ~90 s; --fast: seconds; S: seconds a step)
     autodeck sim TASK_DIR                    the simulated agent
 
   Command flags
@@ -80,6 +81,8 @@ async function parseWithMeow(argv: string[]) {
     json: { type: 'boolean' },
     force: { type: 'boolean' },
     last: { type: 'string' },
+    fast: { type: 'boolean' },
+    speed: { type: 'string' },
   } as const;
   try {
     // Every flag may be given twice (the shell convention: the last one wins, silently);

@@ -85,6 +85,11 @@ export function fill(done: number, total: number): number {
   return total > 0 && Number.isFinite(done) ? Math.min(1, Math.max(0, done / total)) : 0;
 }
 
+/** A quota wait's STEP: the time left to the reset, counting down (SPEC 5.6). */
+export function quotaStep(leftMs: number): string {
+  return leftMs > 0 ? `reset in ${clockDuration(leftMs + 999)}` : 'reset: trying again';
+}
+
 function minutes(m: number): string {
   return m >= 60 && m % 60 === 0 ? `${m / 60}h` : `${Number(m.toFixed(2))}m`;
 }
@@ -131,7 +136,7 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
       iterationFill: last ? fill(last.iterations, last.maxIterations) : undefined,
     };
   }
-  const stepText = loop.step ? `${loop.step}${loop.result ? ` ${loop.result}` : ''}${loop.next ? ` -> ${loop.next}` : ''}` : '';
+  const stepText = row.quotaUntil ? quotaStep(Date.parse(row.quotaUntil) - now) : loop.step ? `${loop.step}${loop.result ? ` ${loop.result}` : ''}${loop.next ? ` -> ${loop.next}` : ''}` : '';
   const threshold = Number(loop.settings.stallThreshold) || limits.stallThreshold;
   const total = Number(loop.settings.recoveryTotal) || limits.recoveryTotal;
   const live = loop.status !== 'failed' && loop.status !== 'suspended';
