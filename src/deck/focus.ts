@@ -6,7 +6,8 @@ function rank(row: DeckRow): number {
   const loop = row.loop;
   if (!loop) return 4;
   if (stateCell(row).loud) return 0; // stalled, quota wait, failed
-  if (loop.status === 'stopping' || loop.status === 'starting') return 1; // a restart, a stop under way
+  // a restart, a stop under way, a screen that has not moved for three heartbeats (a prompt?)
+  if (loop.status === 'stopping' || loop.status === 'starting' || loop.stallCount >= 3) return 1;
   if (loop.status === 'running') return 2;
   return 3;
 }

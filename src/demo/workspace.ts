@@ -32,7 +32,7 @@ function resetIn(seconds: number): string {
 export function demoModules(step: number): DemoModule[] {
   const paced = step > FAST_STEP;
   const more = (n: number): { steps?: number } => (paced ? { steps: n } : {});
-  const quotaWait = paced ? 30 : 8;
+  const quotaWait = paced ? Math.max(8, Math.round(10 * step)) : 8;
   return [
     { name: 'add-login-page', status: 'planning', title: 'Add a login page', scenario: { stepSeconds: step, ...more(20) }, maxIterations: paced ? 30 : undefined,
       shows: 'a clean loop: plan, check, exec, check, merge, report -> complete' },
@@ -49,11 +49,11 @@ export function demoModules(step: number): DemoModule[] {
       scenario: { stepSeconds: step, results: { 'check@post-plan': ['BLOCKED'] } },
       shows: 'the plan check finds a blocker: the loop ends blocked' },
     { name: 'clean-old-branches', status: 'executing', title: 'Clean up old branches',
-      scenario: { stepSeconds: step, ...more(8), prompt: { atIteration: paced ? 5 : 2, text: 'Delete 14 merged branches? (y/n)' } },
+      scenario: { stepSeconds: step, ...more(8), prompt: { atIteration: paced ? 6 : 2, text: 'Delete 14 merged branches? (y/n)' } },
       shows: 'the agent stops at a (y/n) prompt: the stall is recognised and answered, then complete' },
-    { name: 'translate-docs', status: 'review', title: 'Translate the docs',
+    { name: 'translate-docs', status: 'review', title: 'Translate the docs', maxIterations: paced ? 30 : undefined,
       // the reset lies so far back that, with the 60 s margin, the wait lasts quotaWait seconds
-      scenario: { stepSeconds: step, ...more(8), quota: { atIteration: paced ? 7 : 2, message: `Claude AI usage limit reached|${resetIn(quotaWait)}`, seconds: 600 } },
+      scenario: { stepSeconds: step, ...more(16), quota: { atIteration: paced ? 14 : 2, message: `Claude AI usage limit reached|${resetIn(quotaWait)}`, seconds: 600 } },
       shows: 'a usage limit: the loop waits for the reset (its timeout paused), then goes on to complete' },
   ];
 }
