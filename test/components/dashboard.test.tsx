@@ -188,6 +188,26 @@ describe('the header and the bars', () => {
   });
 });
 
+describe('following the row that wants an eye (the demo)', () => {
+  it('selects a stalled row when one appears, until a key moves the selection', async () => {
+    const model = new FakeModel([
+      moduleRow('alpha', { loop: loopRow('/ws/AiTasks/alpha') }),
+      moduleRow('beta', { loop: loopRow('/ws/AiTasks/beta') }),
+      moduleRow('gamma', { loop: loopRow('/ws/AiTasks/gamma') }),
+    ]);
+    app = renderApp({ model, columns: 100, follow: true });
+    await app.waitForFrame((f) => /^› alpha/m.test(f), 'the first row followed');
+    model.patchRow('/ws/AiTasks/gamma', { loop: loopRow('/ws/AiTasks/gamma', { status: 'stalled' }) });
+    await app.waitForFrame((f) => /^› gamma/m.test(f) && f.includes('── gamma'), 'the stalled row selected, its detail shown');
+    // a person moves: from the followed row, and the selection stays theirs
+    await app.type(KEYS.up);
+    await app.waitForFrame((f) => /^› beta/m.test(f), 'beta selected by hand');
+    model.patchRow('/ws/AiTasks/alpha', { loop: loopRow('/ws/AiTasks/alpha', { status: 'failed' }) });
+    await app.waitForFrame((f) => f.includes('✗ failed'), 'alpha failed');
+    expect(app.frame()).toMatch(/^› beta/m);
+  });
+});
+
 describe('the history view', () => {
   it('h lists the selected module\'s finished runs with outcome, iterations, time and score; Esc closes', async () => {
     const model = threeModules();
