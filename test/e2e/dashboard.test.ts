@@ -139,7 +139,7 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     await pane.keys('s');
     await pane.waitScreen((s) => s.includes(`Start a loop on ${name}`) && fieldValue(s, 'max iterations') === '20', 'the start dialog');
     await pane.keys('Enter');
-    await pane.waitScreen((s) => /▶ running\s+\d+\/20\b/.test(rowOf(s, name) ?? ''), `${name} running`);
+    await pane.waitScreen((s) => /▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d+\/20\b/.test(rowOf(s, name) ?? ''), `${name} running`);
   }
 
   it('starts a loop through the start dialog with maxIterations changed to 3, and shows it reach its limit', async () => {
@@ -171,11 +171,11 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     await pane.keys('Enter');
 
     // Running against a limit of 3, then ended by it.
-    screen = await pane.waitScreen((s) => /▶ running\s+\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha running with the limit 3');
+    screen = await pane.waitScreen((s) => /▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha running with the limit 3');
     expect(screen).toContain('started alpha: at most 3 iterations, 30 min');
     expectFrame(screen.split('\n'), ROWS, COLS);
-    screen = await pane.waitScreen((s) => /■ max iter\s+\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha ended at its limit');
-    const iterations = Number(/■ max iter\s+(\d)\/3\b/.exec(rowOf(screen, 'alpha')!)![1]);
+    screen = await pane.waitScreen((s) => /■ max iter\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha ended at its limit');
+    const iterations = Number(/■ max iter\s+(?:[█▉▊▋▌▍▎▏░]{5} )?(\d)\/3\b/.exec(rowOf(screen, 'alpha')!)![1]);
     // After the stop file the agent finishes the step it is in: 3, or one more.
     expect(iterations === 3 || iterations === 4, rowOf(screen, 'alpha')).toBe(true);
     expect(rowOf(screen, 'beta')).toMatch(/· planning/);
@@ -258,7 +258,7 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
 
     await pane.resize(COLS);
     screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+LAST/.test(s) && s.includes('── slow'), 'the wide table and the detail pane again');
-    expect(rowOf(screen, 'slow')).toMatch(/▶ running\s+\d+\/20\b/);
+    expect(rowOf(screen, 'slow')).toMatch(/▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d+\/20\b/);
     expectFrame(screen.split('\n'), ROWS, COLS);
 
     // A short terminal: the frame still fits, title on top, footer at the bottom.
@@ -332,7 +332,7 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     const token = readFileSync(join(w.env.XDG_STATE_HOME!, 'autodeck', 'api-token'), 'utf8').trim();
     const started = await http({ method: 'POST', path: '/api/sessions/auto/task-auto', port, token, body: { taskDir: join(w.root, 'viaapi'), maxIterations: 7 } });
     expect(started.status, started.text).toBe(201);
-    await pane.waitScreen((s) => /▶ running\s+\d+\/7\b/.test(rowOf(s, 'viaapi') ?? ''), 'the loop the API started, in the table');
+    await pane.waitScreen((s) => /▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d+\/7\b/.test(rowOf(s, 'viaapi') ?? ''), 'the loop the API started, in the table');
     // It runs in the dashboard's own process: attach is offered (the footer does not strike it out).
     await attachOf(pane, 'viaapi');
     const stopped = await http({ method: 'DELETE', path: `/api/sessions/${started.json.session}/task-auto`, port, token });
@@ -382,7 +382,7 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
       'add-login-page': /✓ complete/,
       'fix-flaky-tests': /✓ complete/,
       'migrate-database': /✓ complete/,
-      'rewrite-everything': /■ max iter\s+\S* ?[56]\/5\b/,
+      'rewrite-everything': /■ max iter\s+(?:[█▉▊▋▌▍▎▏░]{5} )?[56]\/5\b/,
       'upgrade-framework': /✗ blocked/,
       'clean-old-branches': /✓ complete/,
       'translate-docs': /✓ complete/,
