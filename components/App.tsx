@@ -220,7 +220,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
             dispatch({ type: 'close' });
           }} />
         : <Text color={ui.message?.tone === 'error' ? theme.error : undefined} wrap="truncate-end">{ui.message ? `${ui.message.tone === 'error' ? '✗ ' : ''}${ui.message.text}` : ' '}</Text>}
-      <Footer row={row} breakpoint={breakpoint} />
+      <Footer row={row} breakpoint={breakpoint} width={width} />
     </Box>
   );
 }

@@ -208,6 +208,16 @@ describe('following the row that wants an eye (the demo)', () => {
   });
 });
 
+describe('the footer', () => {
+  it.each([100, 108, 120])('at %i columns keeps `q quit` in view, leaving out what the ? overlay lists', async (columns) => {
+    app = renderApp({ model: threeModules(), columns });
+    const f = await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    const footer = lines(f).filter((l) => l.trim() !== '').at(-1)!;
+    expect(footer).toMatch(/\? help {2}q quit$/);
+    expect(footer.includes('h runs')).toBe(columns >= 108);
+  });
+});
+
 describe('the history view', () => {
   it('h lists the selected module\'s finished runs with outcome, iterations, time and score; Esc closes', async () => {
     const model = threeModules();
