@@ -402,10 +402,10 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     expect(pane.exitCode()).toBe(0);
   }, 120_000);
 
-  it('autodeck demo paced (--speed 1): each state is on screen a while, and the pane follows the row that wants an eye', async () => {
+  it('autodeck demo paced (--speed 0.7): each state is on screen a while, and the pane follows the row that wants an eye', async () => {
     const w = makeWorkspace('autodeck-dash-');
     ws = w;
-    const pane = await DashboardPane.start({ ws: w, name: 'paced', args: ['demo', '--speed', '1'], env: DashboardPane.envFor(w, { TMPDIR: w.dir }), cols: COLS, rows: ROWS });
+    const pane = await DashboardPane.start({ ws: w, name: 'paced', args: ['demo', '--speed', '0.7'], env: DashboardPane.envFor(w, { TMPDIR: w.dir }), cols: COLS, rows: ROWS });
     panes.push(pane);
     // What a person should get to see, each on some screen while the demo runs.
     const wanted: Record<string, (s: string) => boolean> = {
@@ -422,12 +422,15 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     const seen = new Set<string>();
     const screen = await pane.waitScreen((s) => {
       for (const [what, test] of Object.entries(wanted)) if (test(s)) seen.add(what);
-      return /✓ 5 complete/.test(s.split('\n')[0] ?? '');
-    }, 'the paced demo at its end', 100_000);
+      return seen.size === Object.keys(wanted).length && /✓ complete/.test(rowOf(s, 'clean-old-branches') ?? '');
+    }, 'every state seen, and the prompt\'s loop complete', 100_000);
     expect([...Object.keys(wanted)].filter((w) => !seen.has(w)), screen).toEqual([]);
     // finished rows: outcome, active time and how long ago, STEP left empty
-    expect(rowOf(screen, 'add-login-page')).toMatch(/✓ complete\s+\S+ \d+\/30\s+\d+:\d\d\s+(just now|\dm ago)$/);
+    expect(rowOf(screen, 'clean-old-branches')).toMatch(/✓ complete\s+\S{5} \d+\/20\s+\d+:\d\d\s+(just now|\dm ago)$/);
+    // Quit while loops still run: asked first, then they are suspended.
     await pane.keys('q');
+    await pane.waitScreen((s) => s.includes('Quit autodeck?'), 'the quit dialog');
+    await pane.keys('y');
     await waitFor(() => pane.exitCode() !== undefined, 'the demo dashboard to exit', 10_000);
   }, 150_000);
 
