@@ -10,12 +10,15 @@ import { StartDialog } from './StartDialog.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { DetailPane } from './DetailPane.js';
 import { EventLog } from './EventLog.js';
+import { Header } from './Header.js';
+import { RunHistory } from './RunHistory.js';
 import { FilterBar } from './FilterBar.js';
 import { useModel, useDeck } from './hooks/useModel.js';
 import { useWindowSize } from './hooks/useWindowSize.js';
 import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type Overlay, type UiState } from './state.js';
 import type { DeckRow } from '../src/deck/deck.js';
 import { quitLines } from './quit.js';
+import { interestingKey } from '../src/deck/focus.js';
 import { useTheme } from './theme.js';
 
 export interface AppProps {
@@ -27,17 +30,22 @@ export interface AppProps {
   /** Quit; loops of this process are left as the quit dialog said. */
   onQuit: () => void;
   title?: string;
+  /** Until a key moves the selection, select the row that most wants an eye (the demo). */
+  follow?: boolean;
 }
 
 /** The dashboard (SPEC 7): one table, one overlay at a time, one place that reads keys. */
-export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: AppProps) {
+export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false }: AppProps) {
   const model = useModel();
   const theme = useTheme();
   const { columns: width, rows: height } = useWindowSize();
   const [ui, dispatch] = useReducer(uiReducer, initial ?? INITIAL_UI);
   const allRows = useDeck((s) => s.rows);
   const rows = filterRows(allRows, ui.filter);
-  const index = selectedIndex(rows, ui.selectedKey);
+  const followed = useRef<string | undefined>(undefined);
+  if (follow && ui.selectedKey === undefined) followed.current = interestingKey(rows, followed.current);
+  const selectedKey = ui.selectedKey ?? (follow ? followed.current : undefined);
+  const index = selectedIndex(rows, selectedKey);
   const row = index >= 0 ? rows[index] : undefined;
   const breakpoint = breakpointFor(width);
   const overlay = ui.overlay;
@@ -48,8 +56,8 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
   // Keys can come faster than renders (a paste, key repeat over ssh): the key handler
   // reads the selection and the open overlay from here, kept current as each key acts,
   // not from the closure of the last render.
-  const live = useRef({ selectedKey: ui.selectedKey, overlay: overlay.kind as string });
-  live.current = { selectedKey: ui.selectedKey, overlay: overlay.kind };
+  const live = useRef({ selectedKey, overlay: overlay.kind as string });
+  live.current = { selectedKey, overlay: overlay.kind };
   const currentRow = (): DeckRow | undefined => rows[selectedIndex(rows, live.current.selectedKey)];
   const open = (next: Overlay): void => {
     live.current.overlay = next.kind;
@@ -84,6 +92,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       }
       case 'attach':
         onAttach(row!.key);
+        return;
+      case 'history':
+        open({ kind: 'history', key: row!.key });
         return;
       case 'log':
       case 'help':
@@ -174,6 +185,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
     case 'help':
       main = <Help height={body} width={width} onClose={() => dispatch({ type: 'close' })} />;
       break;
+    case 'history':
+      main = <RunHistory taskKey={overlay.key} name={nameOf(overlay.key)} height={body} onClose={() => dispatch({ type: 'close' })} />;
+      break;
     case 'log':
       main = <EventLog height={body} onClose={() => dispatch({ type: 'close' })} />;
       break;
@@ -194,12 +208,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
       );
   }
 
-  const running = allRows.filter((r) => r.loop && r.loop.status !== 'failed' && r.loop.status !== 'suspended').length;
   return (
     <Box flexDirection="column" width={width}>
-      <Box>
-        <Text bold color={theme.accent} wrap="truncate-end">{`${title}  ${running} running · ${allRows.length} modules${ui.filter ? ` · filter "${printable(ui.filter)}"` : ''}`}</Text>
-      </Box>
+      <Header title={title} rows={allRows} filter={ui.filter} compact={breakpoint === 'side'} />
       <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint), width) ? 'hidden' : 'visible'}>
         {main}
       </Box>
@@ -209,7 +220,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck' }: 
             dispatch({ type: 'close' });
           }} />
         : <Text color={ui.message?.tone === 'error' ? theme.error : undefined} wrap="truncate-end">{ui.message ? `${ui.message.tone === 'error' ? '✗ ' : ''}${ui.message.text}` : ' '}</Text>}
-      <Footer row={row} breakpoint={breakpoint} />
+      <Footer row={row} breakpoint={breakpoint} width={width} />
     </Box>
   );
 }

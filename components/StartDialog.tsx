@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState } from 'react';
 import { Box, Text, useInput } from 'ink';
 import { TextInput } from '@inkjs/ui';
-import { START_FIELDS, START_FIELD_LABELS, nextField, validateStartForm, type StartField, type StartValues } from '../src/deck/startForm.js';
+import { START_FIELDS, START_FIELD_LABELS, nextField, startBasisText, validateStartForm, type StartField, type StartValues } from '../src/deck/startForm.js';
 import type { Limits, LimitSuggestion } from '../src/history/suggest.js';
 import type { ActionResult } from '../src/deck/model.js';
 import { useTheme } from './theme.js';
@@ -55,9 +55,7 @@ export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: S
     else if (key.tab || key.downArrow || key.upArrow) setFocus((f) => nextField(f, key.upArrow || (key.tab && key.shift) ? -1 : 1));
   });
 
-  const basis = suggestion.fromRuns > 0
-    ? `suggested from ${suggestion.basis}; defaults ${defaults.maxIterations} / ${defaults.timeoutMinutes} min`
-    : `defaults (no past runs of this module)`;
+  const basis = startBasisText(suggestion, defaults);
   return (
     <Box flexDirection="column" borderStyle="round" paddingX={1}>
       <Text bold wrap="truncate-end">{`Start a loop on ${name}`}</Text>

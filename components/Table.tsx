@@ -5,6 +5,7 @@ import { columnWidths, cutCell, fitCell, visibleWindow, MARK_WIDTH, type Column 
 import { rowCells, type CellLimits, type RowCells } from '../src/deck/cells.js';
 import { useTheme, type Theme } from './theme.js';
 import { useNow } from './hooks/useNow.js';
+import { bar } from '../src/deck/bar.js';
 
 interface TableProps {
   rows: readonly DeckRow[];
@@ -28,17 +29,28 @@ interface Line {
   inverse?: boolean;
 }
 
-function columnLines(id: Column['id'], cells: readonly RowCells[], selectedLine: number, theme: Theme): Line[] {
+/** `text` behind a bar of `cells` when the column has one (blank cells when the row has no figure). */
+function withBar(text: string, fraction: number | undefined, cells: number | undefined): string {
+  if (!cells || text === '') return text;
+  return `${fraction === undefined ? ' '.repeat(cells) : bar(fraction, cells)} ${text}`;
+}
+
+function columnLines(column: Column, cells: readonly RowCells[], selectedLine: number, theme: Theme): Line[] {
   return cells.map((c, i): Line => {
-    switch (id) {
+    switch (column.id) {
       case 'name':
         return { text: c.elsewhere ? `↗ ${c.name}` : c.name, bold: i === selectedLine, inverse: i === selectedLine && !theme.accent };
       case 'state':
-        return { text: `${c.state.glyph} ${c.state.word}`, color: theme.tone[c.state.tone] };
-      case 'elapsed':
-        return c.paused && c.elapsed ? { text: `‖${c.elapsed}`, color: theme.tone.warn } : { text: c.elapsed };
+        // Stalled, quota and failed rows stand out: glyph, word, colour and inverse (which NO_COLOR keeps).
+        return { text: `${c.state.glyph} ${c.state.word}`, color: theme.tone[c.state.tone], inverse: Boolean(c.state.loud), bold: Boolean(c.state.loud) };
+      case 'iteration':
+        return { text: withBar(c.iteration, c.iterationFill, column.bar) };
+      case 'elapsed': {
+        const text = withBar(c.elapsed, c.elapsedFill, column.bar);
+        return c.paused && c.elapsed ? { text: `‖${text}`, color: theme.tone.warn } : { text };
+      }
       default:
-        return { text: c[id] };
+        return { text: c[column.id] };
     }
   });
 }
@@ -93,7 +105,7 @@ export function Table({ rows, columns, selected, height, width, limits, emptyTex
               </Box>
               {columns.map((c, ci) => (
                 <Box key={c.id} width={widths[ci]} flexShrink={0}>
-                  <ColumnText lines={columnLines(c.id, cells, selectedLine, theme).map((l) => ({ ...l, text: cutCell(l.text, widths[ci]!) }))} />
+                  <ColumnText lines={columnLines(c, cells, selectedLine, theme).map((l) => ({ ...l, text: cutCell(l.text, widths[ci]!) }))} />
                 </Box>
               ))}
             </Box>

@@ -79,6 +79,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
             <ModelContext.Provider value={model}>
               <App
                 title={opts.title}
+                follow={opts.follow ?? false}
                 initial={ui}
                 onState={(s) => { ui = s; }}
                 onAttach={(key) => resolve({ kind: 'attach', key })}

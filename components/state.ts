@@ -8,6 +8,7 @@ export type Overlay =
   | { kind: 'quit' }
   | { kind: 'help' }
   | { kind: 'log' }
+  | { kind: 'history'; key: string }
   | { kind: 'filter' };
 
 export interface Message {

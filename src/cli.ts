@@ -16,7 +16,8 @@ const usage = (settingsHelp: string): string => `
     autodeck history [TASK_DIR] [--last N] [--json]   finished runs with outcome, times and score
     autodeck serve [--api-port N]            headless supervisor with the loopback REST API
     autodeck init [--force]                  prepare a project: .gitignore, hooks, the /autodeck-auto skill
-    autodeck demo                            real loops on a demo workspace, with the simulated agent
+    autodeck demo [--fast | --speed S]       real loops on a demo workspace, with the simulated agent
+                                             (paced for a person, ~90 s; --fast: seconds; S: seconds a step)
     autodeck sim TASK_DIR                    the simulated agent
 
   Command flags
@@ -79,23 +80,29 @@ export interface CliUi {
 
 async function parseWithMeow(argv: string[]) {
   const { default: meow } = await import('meow');
-  const { meowFlags, settingsHelp } = await import('./config/help.js');
+  const { meowFlags, settingsHelp, repeatable, lastWins } = await import('./config/help.js');
+  const flags = {
+    ...meowFlags(),
+    json: { type: 'boolean' },
+    force: { type: 'boolean' },
+    last: { type: 'string' },
+    fast: { type: 'boolean' },
+    speed: { type: 'string' },
+    title: { type: 'string' },
+  } as const;
   try {
-    return meow(usage(settingsHelp()), {
+    // Every flag may be given twice (the shell convention: the last one wins, silently);
+    // meow refuses a repeat unless it collects the values, so it collects them all and
+    // the single-valued ones keep their last.
+    const cli = meow(usage(settingsHelp()), {
       importMeta: import.meta,
       argv,
       allowUnknownFlags: false,
       booleanDefault: undefined,
-      flags: {
-        ...meowFlags(),
-        json: { type: 'boolean' },
-        force: { type: 'boolean' },
-        last: { type: 'string' },
-        title: { type: 'string' },
-      },
+      flags: repeatable(flags),
     });
+    return { ...cli, flags: lastWins(cli.flags, flags) };
   } catch (err) {
-    // meow throws on a repeated flag: a usage error like any other.
     throw new CliError(`autodeck: ${(err as Error).message.split('\n')[0]}`, EXIT.usage);
   }
 }

@@ -7,7 +7,7 @@ export interface KeyContext {
 }
 
 export type CommandId =
-  | 'up' | 'down' | 'start' | 'stop' | 'forceStop' | 'attach' | 'restart' | 'log' | 'filter' | 'detail' | 'help' | 'quit';
+  | 'up' | 'down' | 'start' | 'stop' | 'forceStop' | 'attach' | 'restart' | 'log' | 'history' | 'filter' | 'detail' | 'help' | 'quit';
 
 export interface Command {
   id: CommandId;
@@ -55,6 +55,10 @@ export const COMMANDS: readonly Command[] = [
     disabled: (ctx) => needsRow(ctx) ?? (ctx.row?.loop?.status === 'failed' ? undefined : 'only a failed loop restarts'),
   },
   { id: 'log', keys: ['l'], description: 'Show the event log', label: 'log', group: 'views' },
+  {
+    id: 'history', keys: ['h'], description: 'Show the selected module\'s finished runs: outcome, iterations, active time, score', label: 'runs', group: 'views',
+    disabled: needsRow,
+  },
   { id: 'filter', keys: ['/'], description: 'Filter the modules by name', label: 'filter', group: 'views' },
   { id: 'detail', keys: ['d'], description: 'Show or hide the detail pane (agent screen, events, summary)', label: 'detail', group: 'views' },
   { id: 'help', keys: ['?'], description: 'Show all keys', label: 'help', group: 'app' },

@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEMO_MODULES, writeDemoWorkspace } from '../demo/workspace.js';
+import { FAST_STEP, PACED_STEP, demoModules, writeDemoWorkspace } from '../demo/workspace.js';
+import { CliError } from './context.js';
 import { line, type CommandContext } from './context.js';
 import { supervise } from './run.js';
 
@@ -15,9 +16,11 @@ const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
  * in the dashboard when there is a terminal, else headless like `run`.
  */
 export async function demo(ctx: CommandContext): Promise<number> {
+  const step = demoStep(ctx.flags, ctx.dashboard !== undefined);
+  const modules = demoModules(step);
   const workspace = mkdtempSync(join(tmpdir(), 'autodeck-demo-'));
   const root = join(workspace, 'AiTasks');
-  writeDemoWorkspace(root);
+  writeDemoWorkspace(root, modules);
   const settings = {
     ...ctx.settings,
     roots: [root],
@@ -25,20 +28,23 @@ export async function demo(ctx: CommandContext): Promise<number> {
     agent: [process.execPath, BIN, 'sim', '{taskDir}'],
     agentCwd: workspace,
     heartbeatSeconds: 1,
-    stallThreshold: 2,
+    // Paced, a prompt waits five heartbeats (STALL 1/5 .. 5/5 on screen) before it is
+    // answered, and the timeout is short enough for its bar to move.
+    stallThreshold: step > FAST_STEP ? 5 : 2,
+    timeoutMinutes: step > FAST_STEP ? 3 : ctx.settings.timeoutMinutes,
     graceSeconds: 10,
   };
-  const requests = DEMO_MODULES.map((m) => ({
+  const requests = modules.map((m) => ({
     dir: join(root, m.name),
     options: m.maxIterations ? { maxIterations: m.maxIterations } : {},
   }));
   if (ctx.dashboard) {
-    const code = await ctx.dashboard({ ...ctx, settings }, { title: 'autodeck demo', start: requests });
+    const code = await ctx.dashboard({ ...ctx, settings }, { title: 'autodeck demo', start: requests, follow: true });
     line(ctx.stderr, `autodeck demo: the workspace was ${workspace}`);
     return code;
   }
   line(ctx.stderr, `autodeck demo: workspace ${workspace}`);
-  for (const m of DEMO_MODULES) line(ctx.stderr, `  ${m.name.padEnd(20)} ${m.shows}`);
+  for (const m of modules) line(ctx.stderr, `  ${m.name.padEnd(20)} ${m.shows}`);
   line(ctx.stderr, '');
   await supervise({ ...ctx, settings }, requests);
   line(ctx.stderr, '');
@@ -47,4 +53,18 @@ export async function demo(ctx: CommandContext): Promise<number> {
   line(ctx.stderr, `See it again: ${self} status --db ${JSON.stringify(settings.db)}`);
   line(ctx.stderr, `          and ${self} log --db ${JSON.stringify(settings.db)}`);
   return 0;
+}
+
+/**
+ * Seconds per step: `--speed S` as given, `--fast` the tests' pace; else paced for a
+ * person in the dashboard and fast headless (a log to read afterwards needs no pacing).
+ */
+export function demoStep(flags: Record<string, unknown>, dashboard: boolean): number {
+  if (flags.speed !== undefined) {
+    const s = Number(flags.speed);
+    if (!(s > 0 && s <= 60)) throw new CliError(`autodeck demo: --speed: ${JSON.stringify(String(flags.speed))} is not a number of seconds per step from 0 to 60`);
+    return s;
+  }
+  if (flags.fast) return FAST_STEP;
+  return dashboard ? PACED_STEP : FAST_STEP;
 }

@@ -12,6 +12,28 @@ export function meowFlags(): Record<string, MeowSettingFlag> {
   );
 }
 
+type FlagSpec = { readonly type: 'string' | 'boolean'; readonly isMultiple?: boolean };
+
+/** The same flags, each one accepted any number of times (meow refuses a repeat otherwise). */
+export function repeatable<T extends Record<string, FlagSpec>>(flags: T): { [K in keyof T]: T[K] & { isMultiple: true } } {
+  return Object.fromEntries(Object.entries(flags).map(([k, f]) => [k, { ...f, isMultiple: true }])) as { [K in keyof T]: T[K] & { isMultiple: true } };
+}
+
+/**
+ * Parsed flags back to their declared shape: a flag declared multiple keeps its list, any
+ * other takes its last value (`--grace 5 --grace 9` is 9) or is absent when not given.
+ * Keys meow added (camelCase twins, unknown ones) pass through unchanged.
+ */
+export function lastWins(parsed: Record<string, unknown>, declared: Record<string, FlagSpec>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    const spec = declared[k];
+    if (!spec || spec.isMultiple || !Array.isArray(v)) out[k] = v;
+    else if (v.length > 0) out[k] = v.at(-1);
+  }
+  return out;
+}
+
 /**
  * The settings part of `--help`: per setting, its flag and description, then its
  * range, default, environment variable and config-file key.

@@ -6,7 +6,7 @@ import type { ParseContext } from './kinds.js';
 import { SETTINGS_TABLE, type SettingRow, type Settings } from './schema.js';
 
 export { formatSettingError, type SettingError } from './errors.js';
-export { meowFlags, settingsHelp, type MeowSettingFlag } from './help.js';
+export { meowFlags, settingsHelp, repeatable, lastWins, type MeowSettingFlag } from './help.js';
 export { controlKeyByte } from './kinds.js';
 export {
   AGENT_PROFILES, BACKENDS, MODES, NOTIFY_CHANNELS, SETTINGS_TABLE, profileForProgram,

@@ -12,22 +12,24 @@ export interface StateCell {
   glyph: string;
   word: string;
   tone: Tone;
+  /** Wants a person's eye: drawn inverse, so it stands out without colour too. */
+  loud?: boolean;
 }
 
 const LOOP_STATES: Record<string, StateCell> = {
   starting: { glyph: '○', word: 'starting', tone: 'active' },
   running: { glyph: '▶', word: 'running', tone: 'active' },
-  stalled: { glyph: '!', word: 'stalled', tone: 'warn' },
-  quota_wait: { glyph: '‖', word: 'quota', tone: 'warn' },
+  stalled: { glyph: '!', word: 'stalled', tone: 'warn', loud: true },
+  quota_wait: { glyph: '‖', word: 'quota', tone: 'warn', loud: true },
   stopping: { glyph: '■', word: 'stopping', tone: 'warn' },
   suspended: { glyph: '‖', word: 'suspended', tone: 'muted' },
-  failed: { glyph: '✗', word: 'failed', tone: 'bad' },
+  failed: { glyph: '✗', word: 'failed', tone: 'bad', loud: true },
 };
 
 const LIFECYCLE_TONES: Record<string, Tone> = { complete: 'ok', blocked: 'bad', cancelled: 'muted' };
 
 /** How a finished run reads, in at most eight columns. */
-const OUTCOMES: Record<Outcome, StateCell> = {
+export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
   complete: { glyph: '✓', word: 'complete', tone: 'ok' },
   blocked: { glyph: '✗', word: 'blocked', tone: 'bad' },
   merge_conflict: { glyph: '✗', word: 'conflict', tone: 'bad' },
@@ -49,9 +51,9 @@ export function stateCell(row: DeckRow): StateCell {
   if (row.loop) {
     const s = LOOP_STATES[row.loop.status] ?? { glyph: '?', word: row.loop.status, tone: 'muted' as Tone };
     // A loop elsewhere whose owner died waits for an autodeck to adopt it.
-    return !row.here && !row.ownerAlive ? { ...s, word: `${s.word}?`, tone: 'muted' } : s;
+    return !row.here && !row.ownerAlive ? { ...s, word: `${s.word}?`, tone: 'muted', loud: false } : s;
   }
-  if (row.lastRun) return OUTCOMES[row.lastRun.outcome] ?? { glyph: '·', word: row.lastRun.outcome, tone: 'muted' };
+  if (row.lastRun) return OUTCOME_CELLS[row.lastRun.outcome] ?? { glyph: '·', word: row.lastRun.outcome, tone: 'muted' };
   const word = row.lifecycle;
   return { glyph: word === 'complete' ? '✓' : '·', word, tone: LIFECYCLE_TONES[word] ?? 'muted' };
 }
@@ -71,11 +73,21 @@ export function shortAge(ms: number): string {
 }
 
 /**
- * `ended just now`, `ended 3m ago`: minutes at the finest, so an idle dashboard redraws
- * once a minute at most (each redraw is a frame sent down an ssh link).
+ * `just now`, `3m ago`: minutes at the finest, so an idle dashboard redraws once a
+ * minute at most (each redraw is a frame sent down an ssh link).
  */
 export function endedAgo(ms: number): string {
-  return ms < 60_000 ? 'ended just now' : `ended ${shortAge(ms)} ago`;
+  return ms < 60_000 ? 'just now' : `${shortAge(ms)} ago`;
+}
+
+/** How full a bar is: `done` of `total`, between 0 and 1 (0 when there is no total). */
+export function fill(done: number, total: number): number {
+  return total > 0 && Number.isFinite(done) ? Math.min(1, Math.max(0, done / total)) : 0;
+}
+
+/** A quota wait's STEP: the time left to the reset, counting down (SPEC 5.6). */
+export function quotaStep(leftMs: number): string {
+  return leftMs > 0 ? `reset in ${clockDuration(leftMs + 999)}` : 'reset: trying again';
 }
 
 function minutes(m: number): string {
@@ -94,7 +106,12 @@ export interface RowCells {
   paused: boolean;
   stalls: string;
   recoveries: string;
+  /** The age of the last signal; for a finished run, how long ago it ended. */
   lastSignal: string;
+  /** How much of the iteration budget is used (0..1), for a bar; undefined: no bar. */
+  iterationFill?: number | undefined;
+  /** How much of the timeout is used (0..1), for a bar; undefined: no bar. */
+  elapsedFill?: number | undefined;
 }
 
 export interface CellLimits {
@@ -111,21 +128,27 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
   const base = { name: printable(row.name), elsewhere: Boolean(loop && !row.here), state: stateCell(row) };
   if (!loop) {
     const last = row.lastRun;
+    // A finished run: its outcome in STATE, its active time in ELAPSED, its end in LAST; STEP is left empty.
     return {
-      ...base, iteration: last ? `${last.iterations}/${last.maxIterations}` : '', paused: false, stalls: '', recoveries: '', elapsed: '',
-      step: last ? endedAgo(now - Date.parse(last.endedAt)) : '', lastSignal: '',
+      ...base, iteration: last ? `${last.iterations}/${last.maxIterations}` : '', paused: false, stalls: '', recoveries: '',
+      elapsed: last?.activeMs !== undefined ? clockDuration(last.activeMs) : '',
+      step: '', lastSignal: last ? endedAgo(now - Date.parse(last.endedAt)) : '',
+      iterationFill: last ? fill(last.iterations, last.maxIterations) : undefined,
     };
   }
-  const stepText = loop.step ? `${loop.step}${loop.result ? ` ${loop.result}` : ''}${loop.next ? ` -> ${loop.next}` : ''}` : '';
+  const stepText = row.quotaUntil ? quotaStep(Date.parse(row.quotaUntil) - now) : loop.step ? `${loop.step}${loop.result ? ` ${loop.result}` : ''}${loop.next ? ` -> ${loop.next}` : ''}` : '';
   const threshold = Number(loop.settings.stallThreshold) || limits.stallThreshold;
   const total = Number(loop.settings.recoveryTotal) || limits.recoveryTotal;
   const live = loop.status !== 'failed' && loop.status !== 'suspended';
+  const active = live ? activeMs(loop, now) : 0;
   return {
     ...base,
     iteration: `${loop.iteration}/${loop.maxIterations}`,
     // a failed loop shows why it failed (a missing command, the restart limit) where its step was
     step: printable(loop.status === 'failed' && loop.stopReason ? loop.stopReason : stepText),
-    elapsed: `${clockDuration(live ? activeMs(loop, now) : 0)}/${minutes(loop.timeoutMinutes)}`,
+    elapsed: `${clockDuration(active)}/${minutes(loop.timeoutMinutes)}`,
+    iterationFill: fill(loop.iteration, loop.maxIterations),
+    elapsedFill: live ? fill(active, loop.timeoutMinutes * 60_000) : undefined,
     paused: loop.quotaWaitSince !== '',
     stalls: `${loop.stallCount}/${threshold}`,
     recoveries: `${loop.recoveryStep}/${loop.recoveryTotal}${total ? ` of ${total}` : ''}`,

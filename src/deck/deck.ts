@@ -24,16 +24,18 @@ export interface DeckRow {
   ownerAlive: boolean;
   /** The module's newest finished run, shown while no loop runs. */
   lastRun?: LastRun | undefined;
+  /** In a quota wait: when the loop goes on (the reset, or the next try), ISO, if known. */
+  quotaUntil?: string | undefined;
 }
 
-export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'>;
+export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs'>>;
 
 export interface DeckSnapshot {
   rows: readonly DeckRow[];
 }
 
 function lastRunOf(r: RunRow): LastRun {
-  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced };
+  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced, activeMs: r.activeMs };
 }
 
 /** How often other processes' loops are looked at again; own loops are live. */
@@ -59,7 +61,7 @@ function sameLoop(a: LoopRow | undefined, b: LoopRow | undefined): boolean {
 
 function sameRow(a: DeckRow, b: DeckRow): boolean {
   return a.key === b.key && a.name === b.name && a.lifecycle === b.lifecycle && a.here === b.here
-    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && sameLoop(a.loop, b.loop);
+    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && a.quotaUntil === b.quotaUntil && sameLoop(a.loop, b.loop);
 }
 
 /**
@@ -72,6 +74,8 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
   private modules: { name: string; dir: string; lifecycle: LifecycleStatus }[] = [];
   private others: LoopRow[] = [];
   private lastRuns = new Map<string, LastRun>();
+  /** Per module in a quota wait: the wait's start and when it ends (from its quota_wait event). */
+  private readonly quotaUntil = new Map<string, { since: string; until: string }>();
   /** The database's data_version at the last read of other processes' rows. */
   private seenVersion: number | undefined;
   private modulesReadAt = 0;
@@ -160,10 +164,13 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
       const other = others.get(m.dir);
       others.delete(m.dir);
       const loop = mineRow ?? other;
-      return {
+      const row: DeckRow = {
         key: m.dir, name: m.name, lifecycle: m.lifecycle, loop, here: mineRow !== undefined,
         ownerAlive: loop ? mineRow !== undefined || ownerAlive(loop, here) : false, lastRun: this.lastRuns.get(m.dir),
       };
+      const until = loop ? this.quotaUntilOf(loop) : undefined;
+      if (until) row.quotaUntil = until;
+      return row;
     });
     // Loops on modules outside the roots: shown too, after the modules, by name.
     for (const loop of [...own.values(), ...others.values()]) {
@@ -180,6 +187,25 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
     if (!changed) return;
     this.snapshot = { rows: stable };
     this.emit('change');
+  }
+
+  /**
+   * When a loop in a quota wait goes on: the `nextProbeAt` of the wait's event, read once
+   * per wait (the status may be seen before its event is written: then looked for again).
+   */
+  private quotaUntilOf(loop: LoopRow): string | undefined {
+    if (loop.status !== 'quota_wait' || !loop.quotaWaitSince) return undefined;
+    const known = this.quotaUntil.get(loop.taskDir);
+    if (known?.since === loop.quotaWaitSince) return known.until;
+    try {
+      const event = this.store.events.list(20, loop.taskDir).reverse().find((e) => e.kind === 'quota_wait' && e.at >= loop.quotaWaitSince);
+      const until = event?.detail.nextProbeAt;
+      if (typeof until !== 'string') return undefined;
+      this.quotaUntil.set(loop.taskDir, { since: loop.quotaWaitSince, until });
+      return until;
+    } catch {
+      return undefined; // a locked database: the next look tries again
+    }
   }
 
   close(): void {

@@ -20,22 +20,31 @@ export interface Column {
   title: string;
   /** Columns taken, a one-column gap included; undefined: shares what is left (name, step). */
   width?: number;
+  /** Cells of a progress bar before the text (iterations, elapsed time), in the wide layout. */
+  bar?: number;
 }
 
 const TITLES: Record<ColumnId, string> = {
-  name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOV', lastSignal: 'SIGNAL',
+  name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOV', lastSignal: 'LAST',
 };
 
-// Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `2/10 of 10`.
+// Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `2/10 of 10`,
+// `just now`; wide, a bar of five cells and a space before iterations and elapsed time.
 // At 40 columns the side pane keeps ten for the name; the rest is fixed.
+export const BAR_CELLS = 5;
 const BY_BREAKPOINT: Record<Breakpoint, [ColumnId, number?][]> = {
-  wide: [['name'], ['state', 12], ['iteration', 9], ['step'], ['elapsed', 13], ['stalls', 8], ['recoveries', 11], ['lastSignal', 7]],
+  wide: [['name'], ['state', 12], ['iteration', 9 + BAR_CELLS + 1], ['step'], ['elapsed', 13 + BAR_CELLS + 1], ['stalls', 8], ['recoveries', 11], ['lastSignal', 9]],
   normal: [['name'], ['state', 11], ['iteration', 7], ['step'], ['elapsed', 12], ['stalls', 7]],
   side: [['name'], ['state', 11], ['iteration', 7], ['elapsed', 10]],
 };
 
+const WITH_BAR = new Set<ColumnId>(['iteration', 'elapsed']);
+
 const COLUMNS = Object.fromEntries(Object.entries(BY_BREAKPOINT).map(([b, list]) => [
-  b, Object.freeze(list.map(([id, width]): Column => (width === undefined ? { id, title: TITLES[id] } : { id, title: TITLES[id], width }))),
+  b, Object.freeze(list.map(([id, width]): Column => {
+    if (width === undefined) return { id, title: TITLES[id] };
+    return b === 'wide' && WITH_BAR.has(id) ? { id, title: TITLES[id], width, bar: BAR_CELLS } : { id, title: TITLES[id], width };
+  })),
 ])) as Record<Breakpoint, readonly Column[]>;
 
 /** The table's columns at this width: the same array each time, so memoised rows stay memoised. */

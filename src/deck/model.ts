@@ -8,6 +8,7 @@ import { StartRefused, type Supervisor } from '../supervisor/supervisor.js';
 import type { Loop } from '../supervisor/loop.js';
 import type { Store } from '../store/index.js';
 import type { LoopEvent } from '../store/events.js';
+import type { RunRow } from '../store/runs.js';
 import type { Session } from '../sessions/session.js';
 import { isBusyError } from '../store/db.js';
 
@@ -38,6 +39,8 @@ export interface DashboardModel {
   /** The last `limit` events (of one module, or of all), oldest first. */
   events(limit: number, key?: string): LoopEvent[];
   suggestion(key: string): LimitSuggestion;
+  /** A module's newest finished runs, newest first (the history view). */
+  runs(key: string, limit: number): RunRow[];
   start(key: string, limits: Partial<Limits>): ActionResult;
   stop(key: string, force: boolean): ActionResult;
   /** Starts a failed loop again with its own limits. */
@@ -160,6 +163,14 @@ export class LiveModel implements DashboardModel {
 
   suggestion(key: string): LimitSuggestion {
     return suggestionFor(this.store, key, this.settings);
+  }
+
+  runs(key: string, limit: number): RunRow[] {
+    try {
+      return this.store.runs.list(limit, key);
+    } catch {
+      return [];
+    }
   }
 
   start(key: string, limits: Partial<Limits>): ActionResult {

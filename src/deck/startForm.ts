@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { SETTING_DEFS } from '../config/schema.js';
-import type { Limits } from '../history/suggest.js';
+import type { Limits, LimitSuggestion } from '../history/suggest.js';
 
 /** The start dialog's fields, in tab order. */
 export const START_FIELDS = ['maxIterations', 'timeoutMinutes'] as const;
@@ -37,4 +37,14 @@ export function validateStartForm(values: StartValues): StartFormResult {
 export function nextField(field: StartField, step: 1 | -1): StartField {
   const i = START_FIELDS.indexOf(field);
   return START_FIELDS[(i + step + START_FIELDS.length) % START_FIELDS.length]!;
+}
+
+/**
+ * The start dialog's line under the fields: where its figures come from, and when they
+ * are the defaults, why (no completed run yet, or too few for a suggestion).
+ */
+export function startBasisText(suggestion: LimitSuggestion, defaults: Limits): string {
+  const plainDefaults = `${defaults.maxIterations} / ${defaults.timeoutMinutes} min`;
+  if (suggestion.fromRuns > 0) return `suggested from ${suggestion.basis}; defaults ${plainDefaults}`;
+  return `${suggestion.basis.replace(/^defaults: /, `defaults ${plainDefaults}: `)}`;
 }

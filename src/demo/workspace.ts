@@ -7,37 +7,59 @@ export interface DemoModule {
   status: string;
   title: string;
   scenario: Record<string, unknown>;
-  maxIterations?: number;
+  maxIterations?: number | undefined;
   /** What a newcomer should see happen. */
   shows: string;
 }
 
-const STEP = 0.6;
+/** Seconds per step of the fast demo (the tests, `--fast`): every loop ends within seconds. */
+export const FAST_STEP = 0.6;
+/** Seconds per step of the demo paced for a person: about 90 s of live work. */
+export const PACED_STEP = 3;
 
-/** The demo's modules: between them, the main ways a loop ends. */
-export const DEMO_MODULES: readonly DemoModule[] = [
-  { name: 'add-login-page', status: 'planning', title: 'Add a login page', scenario: { stepSeconds: STEP },
-    shows: 'a clean loop: plan, check, exec, check, merge, report -> complete' },
-  { name: 'fix-flaky-tests', status: 'review', title: 'Fix the flaky tests',
-    scenario: { stepSeconds: STEP, results: { 'check@post-exec': ['NEEDS_FIX', 'ACCEPT'] } },
-    shows: 'a check that asks for a fix: exec runs again, then complete' },
-  { name: 'migrate-database', status: 'executing', title: 'Migrate the database',
-    scenario: { stepSeconds: STEP, crash: { atIteration: 2, exitCode: 1, times: 1 } },
-    shows: 'the agent crashes once: restarted after a 1 s backoff, then complete' },
-  { name: 'rewrite-everything', status: 'planning', title: 'Rewrite everything', maxIterations: 5,
-    scenario: { stepSeconds: STEP, steps: 10 },
-    shows: 'too much work for its budget: stopped once iteration 5 is signalled (max_iterations); the agent finishes the step it has begun, so the row may read 6/5' },
-  { name: 'upgrade-framework', status: 'planning', title: 'Upgrade the framework',
-    scenario: { stepSeconds: STEP, results: { 'check@post-plan': ['BLOCKED'] } },
-    shows: 'the plan check finds a blocker: the loop ends blocked' },
-  { name: 'clean-old-branches', status: 'executing', title: 'Clean up old branches',
-    scenario: { stepSeconds: STEP, prompt: { atIteration: 2, text: 'Delete 14 merged branches? (y/n)' } },
-    shows: 'the agent stops at a (y/n) prompt: the stall is recognised and answered, then complete' },
-  { name: 'translate-docs', status: 'review', title: 'Translate the docs',
-    // reset 52 s ago + the 60 s margin: the wait lasts about 8 s
-    scenario: { stepSeconds: STEP, quota: { atIteration: 2, message: 'Claude AI usage limit reached|{epoch-52}', seconds: 600 } },
-    shows: 'a usage limit: the loop waits for the reset (its timeout paused), then goes on to complete' },
-];
+/** `{epoch-52}`, `{epoch+5}`: a reset time so that, with the supervisor's 60 s margin, the wait lasts `seconds`. */
+function resetIn(seconds: number): string {
+  const offset = Math.round(seconds) - 60;
+  return offset < 0 ? `{epoch${offset}}` : `{epoch+${offset}}`;
+}
+
+/**
+ * The demo's modules at `step` seconds a step: between them, the main ways a loop ends.
+ * At the fast pace every loop is short; paced for a person, loops are longer (more exec
+ * steps) and their incidents come one after another (crash, prompt, quota), so each is
+ * on screen on its own for a while.
+ */
+export function demoModules(step: number): DemoModule[] {
+  const paced = step > FAST_STEP;
+  const more = (n: number): { steps?: number } => (paced ? { steps: n } : {});
+  const quotaWait = paced ? Math.max(8, Math.round(10 * step)) : 8;
+  return [
+    { name: 'add-login-page', status: 'planning', title: 'Add a login page', scenario: { stepSeconds: step, ...more(20) }, maxIterations: paced ? 30 : undefined,
+      shows: 'a clean loop: plan, check, exec, check, merge, report -> complete' },
+    { name: 'fix-flaky-tests', status: 'review', title: 'Fix the flaky tests',
+      scenario: { stepSeconds: step, ...more(6), results: { 'check@post-exec': ['NEEDS_FIX', 'ACCEPT'] } },
+      shows: 'a check that asks for a fix: exec runs again, then complete' },
+    { name: 'migrate-database', status: 'executing', title: 'Migrate the database',
+      scenario: { stepSeconds: step, ...more(8), crash: { atIteration: paced ? 3 : 2, exitCode: 1, times: 1 } },
+      shows: 'the agent crashes once: restarted after a 1 s backoff, then complete' },
+    { name: 'rewrite-everything', status: 'planning', title: 'Rewrite everything', maxIterations: paced ? 12 : 5,
+      scenario: { stepSeconds: step, steps: paced ? 30 : 10 },
+      shows: `too much work for its budget: stopped once iteration ${paced ? 12 : 5} is signalled (max_iterations); the agent finishes the step it has begun, so the row may read ${paced ? '13/12' : '6/5'}` },
+    { name: 'upgrade-framework', status: 'planning', title: 'Upgrade the framework',
+      scenario: { stepSeconds: step, results: { 'check@post-plan': ['BLOCKED'] } },
+      shows: 'the plan check finds a blocker: the loop ends blocked' },
+    { name: 'clean-old-branches', status: 'executing', title: 'Clean up old branches',
+      scenario: { stepSeconds: step, ...more(8), prompt: { atIteration: paced ? 6 : 2, text: 'Delete 14 merged branches? (y/n)' } },
+      shows: 'the agent stops at a (y/n) prompt: the stall is recognised and answered, then complete' },
+    { name: 'translate-docs', status: 'review', title: 'Translate the docs', maxIterations: paced ? 30 : undefined,
+      // the reset lies so far back that, with the 60 s margin, the wait lasts quotaWait seconds
+      scenario: { stepSeconds: step, ...more(16), quota: { atIteration: paced ? 14 : 2, message: `Claude AI usage limit reached|${resetIn(quotaWait)}`, seconds: 600 } },
+      shows: 'a usage limit: the loop waits for the reset (its timeout paused), then goes on to complete' },
+  ];
+}
+
+/** The fast demo's modules (what `autodeck demo --fast` and the tests run). */
+export const DEMO_MODULES: readonly DemoModule[] = demoModules(FAST_STEP);
 
 /** Writes the demo's task modules under `root` (created when needed). */
 export function writeDemoWorkspace(root: string, modules: readonly DemoModule[] = DEMO_MODULES): void {

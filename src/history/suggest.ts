@@ -154,7 +154,7 @@ export function suggestLimits(runs: readonly RunRow[], defaults: Limits): LimitS
   const parts: string[] = [];
   if (enough) parts.push(`p${SUGGEST_PERCENTILE} of ${plural(completed.length, 'completed run')} + ${Math.round((SUGGEST_HEADROOM - 1) * 100)}%`);
   else if (completed.length === 0) parts.push('defaults: no completed runs');
-  else parts.push(`defaults: ${plural(completed.length, 'completed run')}, ${SUGGEST_MIN_RUNS} needed`);
+  else parts.push(`defaults: ${plural(completed.length, 'completed run')}; a suggestion needs ${SUGGEST_MIN_RUNS}`);
   const largestCounted = it.raisedBy === 'largest' || time.raisedBy === 'largest';
   if (largestCounted) parts.push('at least the largest completed run');
   if (it.raisedBy === 'limit') parts.push(`above the ${Math.max(...iterationLimits)}-iteration limit ${byRuns(iterationHits.length)} hit`);

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderApp, KEYS, type Rendered } from '../helpers/renderApp.js';
-import { FakeModel, FakeScreen, loopRow, moduleRow } from '../helpers/fakeModel.js';
+import { FakeModel, FakeScreen, finishedRun, loopRow, moduleRow } from '../helpers/fakeModel.js';
 import { COMMANDS } from '../../src/keymap.js';
+import { suggestLimits } from '../../src/history/suggest.js';
 import displayWidth from 'string-width';
+import { hostname } from 'node:os';
 
 // The dashboard's components against a fake model: what a person sees at each width,
 // and what each key asks the supervisor to do.
@@ -29,7 +31,7 @@ describe('the table at each width', () => {
   it('120 columns: every column of SPEC 7, state as glyph and word', async () => {
     app = renderApp({ model: threeModules(), columns: 120 });
     const f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
-    for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOV', 'SIGNAL']) expect(f).toContain(h);
+    for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOV', 'LAST']) expect(f).toContain(h);
     expect(f).toContain('▶ running');
     expect(f).toContain('3/20');
     expect(f).toContain('check PASS -> exec');
@@ -49,7 +51,7 @@ describe('the table at each width', () => {
     app = renderApp({ model: threeModules(), columns: 40 });
     f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
     for (const h of ['MODULE', 'STATE', 'ITER', 'ELAPSED']) expect(f).toContain(h);
-    for (const h of ['STEP', 'STALL', 'RECOV', 'SIGNAL']) expect(f).not.toContain(h);
+    for (const h of ['STEP', 'STALL', 'RECOV', 'LAST']) expect(f).not.toContain(h);
     expect(f).toContain('▶ running');
   });
 
@@ -73,7 +75,7 @@ describe('the table at each width', () => {
     const plainLines = lines(f).map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
     const columnOf = (line: string, text: string): number => displayWidth(line.slice(0, line.indexOf(text)));
     const header = plainLines.find((l) => l.includes('MODULE'))!;
-    for (const [heading, cell] of [['STATE', /[!‖▶] \w+/], ['ITER', /\d+\/20/], ['ELAPSED', /‖?\d+:\d\d\/30m/]] as const) {
+    for (const [heading, cell] of [['STATE', /[!‖▶] \w+/], ['ITER', /[█▉▊▋▌▍▎▏░]{5} \d+\/20/], ['ELAPSED', /‖?[█▉▊▋▌▍▎▏░]{5} \d+:\d\d\/30m/]] as const) {
       const rows = plainLines.filter((l) => /\d\/20 /.test(l));
       expect(rows).toHaveLength(3);
       for (const row of rows) expect(columnOf(row, cell.exec(row)![0]), `${heading} in "${row}"`).toBe(columnOf(header, heading));
@@ -133,6 +135,114 @@ describe('the table at each width', () => {
   });
 });
 
+/** One module in each state the header counts, a finished run among them. */
+function everyState(): FakeModel {
+  return new FakeModel([
+    moduleRow('halfway', { loop: loopRow('/ws/AiTasks/halfway', { iteration: 10, maxIterations: 20 }) }),
+    moduleRow('asks-yes-no', { loop: loopRow('/ws/AiTasks/asks-yes-no', { status: 'stalled', stallCount: 2 }) }),
+    moduleRow('waits-quota', { loop: loopRow('/ws/AiTasks/waits-quota', { status: 'quota_wait', quotaWaitSince: new Date().toISOString() }) }),
+    moduleRow('crashed', { loop: loopRow('/ws/AiTasks/crashed', { status: 'failed' }) }),
+    moduleRow('all-done', { lifecycle: 'complete', lastRun: { id: 1, outcome: 'complete', endedAt: new Date(Date.now() - 180_000).toISOString(), iterations: 7, maxIterations: 20, forced: false, activeMs: 12 * 60_000 } }),
+  ]);
+}
+const BAR = /[█▉▊▋▌▍▎▏░]{5}/;
+
+describe('the header and the bars', () => {
+  it('120 columns: host, module count, counts by state (those needing a person first); bars for iterations and time; a finished row in its own columns', async () => {
+    app = renderApp({ model: everyState(), columns: 120 });
+    const f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    const head = lines(f)[0]!;
+    expect(head).toContain(`autodeck · ${hostname()} · 5 modules`);
+    expect(head).toMatch(/! 1 stalled {2}‖ 1 quota {2}✗ 1 failed {2}▶ 1 running {2}✓ 1 complete/);
+    const row = (name: string): string => lines(f).find((l) => l.includes(name))!;
+    expect(row('halfway')).toContain('██▌░░ 10/20'); // half the iterations: two and a half cells of five
+    expect(row('halfway')).toMatch(/▏░░░░ 1:0\d\/30m/); // a minute of thirty: one eighth of a cell
+    expect(row('waits-quota')).toMatch(new RegExp(`‖${BAR.source} \\d+:\\d\\d/30m`));
+    // finished: outcome in STATE, iterations with their bar, active time in ELAPSED, the end in LAST; STEP empty
+    expect(row('all-done')).toMatch(/✓ complete\s+█▊░░░ 7\/20\s+12:00\s+3m ago$/);
+    expect(f).not.toContain('ended');
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(120);
+  });
+
+  it('80 columns: the same header, the table without bars; 40 columns: compact counts, the host last, every line fits', async () => {
+    app = renderApp({ model: everyState(), columns: 80 });
+    let f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    expect(lines(f)[0]).toMatch(/5 modules {2}! 1 stalled {2}‖ 1 quota/);
+    expect(f).not.toMatch(BAR);
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(80);
+    app.unmount();
+    app = renderApp({ model: everyState(), columns: 40 });
+    f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    expect(lines(f)[0]).toMatch(/^autodeck !1 ‖1 ✗1 ▶1 ✓1 · /);
+    for (const h of ['MODULE', 'STATE', 'ITER', 'ELAPSED']) expect(f).toContain(h);
+    for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(40);
+  });
+
+  it('without colour (NO_COLOR) keeps the bars, the glyphs and the words', async () => {
+    app = renderApp({ model: everyState(), columns: 120, color: false });
+    const f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
+    expect(f).not.toMatch(/\x1b\[3\dm/);
+    expect(f).toContain('██▌░░ 10/20');
+    expect(lines(f)[0]).toContain('! 1 stalled');
+    for (const w of ['! stalled', '‖ quota', '✗ failed', '✓ complete']) expect(f).toContain(w);
+  });
+});
+
+describe('following the row that wants an eye (the demo)', () => {
+  it('selects a stalled row when one appears, until a key moves the selection', async () => {
+    const model = new FakeModel([
+      moduleRow('alpha', { loop: loopRow('/ws/AiTasks/alpha') }),
+      moduleRow('beta', { loop: loopRow('/ws/AiTasks/beta') }),
+      moduleRow('gamma', { loop: loopRow('/ws/AiTasks/gamma') }),
+    ]);
+    app = renderApp({ model, columns: 100, follow: true });
+    await app.waitForFrame((f) => /^› alpha/m.test(f), 'the first row followed');
+    model.patchRow('/ws/AiTasks/gamma', { loop: loopRow('/ws/AiTasks/gamma', { status: 'stalled' }) });
+    await app.waitForFrame((f) => /^› gamma/m.test(f) && f.includes('── gamma'), 'the stalled row selected, its detail shown');
+    // a person moves: from the followed row, and the selection stays theirs
+    await app.type(KEYS.up);
+    await app.waitForFrame((f) => /^› beta/m.test(f), 'beta selected by hand');
+    model.patchRow('/ws/AiTasks/alpha', { loop: loopRow('/ws/AiTasks/alpha', { status: 'failed' }) });
+    await app.waitForFrame((f) => f.includes('✗ failed'), 'alpha failed');
+    expect(app.frame()).toMatch(/^› beta/m);
+  });
+});
+
+describe('the footer', () => {
+  it.each([100, 108, 120])('at %i columns keeps `q quit` in view, leaving out what the ? overlay lists', async (columns) => {
+    app = renderApp({ model: threeModules(), columns });
+    const f = await app.waitForFrame((f) => f.includes('add-login'), 'the table');
+    const footer = lines(f).filter((l) => l.trim() !== '').at(-1)!;
+    expect(footer).toMatch(/\? help {2}q quit$/);
+    expect(footer.includes('h runs')).toBe(columns >= 108);
+  });
+});
+
+describe('the history view', () => {
+  it('h lists the selected module\'s finished runs with outcome, iterations, time and score; Esc closes', async () => {
+    const model = threeModules();
+    model.pastRuns.set('/ws/AiTasks/fix-cache', [
+      finishedRun('/ws/AiTasks/fix-cache', 'complete', 7, 12),
+      finishedRun('/ws/AiTasks/fix-cache', 'max_iterations', 20, 40, { recoveries: 2 }),
+    ]);
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type('h');
+    await app.waitForFrame((f) => f.includes('Runs of add-login'), 'the first module\'s (empty) history');
+    expect(app.frame()).toContain('no finished runs yet');
+    await app.type(KEYS.escape);
+    await app.type(KEYS.down, 'h');
+    const f = await app.waitForFrame((f) => f.includes('Runs of fix-cache'), 'the history');
+    for (const h of ['ENDED', 'OUTCOME', 'ITER', 'ACTIVE', 'SCORE']) expect(f).toContain(h);
+    const rows = lines(f).filter((l) => /ago/.test(l));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/1m ago\s+✓ complete\s+7\/20\s+12m\s+\d\.\d\d/);
+    expect(rows[1]).toMatch(/✗? ?■ max iter\s+20\/20\s+40m\s+0\.00\s+2/);
+    await app.type(KEYS.escape);
+    await app.waitForFrame((f) => !f.includes('Runs of') && f.includes('MODULE'), 'the table again');
+  });
+});
+
 describe('the start dialog', () => {
   it('starts with a changed maxIterations; Tab, Shift-Tab and arrows move between fields', async () => {
     const model = threeModules();
@@ -140,7 +250,7 @@ describe('the start dialog', () => {
     await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
     await app.type(KEYS.down, 's');
     await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
-    expect(app.frame()).toContain('defaults (no past runs');
+    expect(app.frame()).toContain('defaults 20 / 30 min: no completed runs');
     await app.type(KEYS.backspace, KEYS.backspace, '7');
     await app.type(KEYS.tab, KEYS.shiftTab, KEYS.down, KEYS.up);
     await app.type(KEYS.enter);
@@ -160,6 +270,23 @@ describe('the start dialog', () => {
     await app.type(KEYS.escape);
     await app.waitForFrame((f) => !f.includes('Start a loop') && f.includes('MODULE'), 'the table again');
     expect(model.calls).toEqual([]);
+  });
+
+  it.each([
+    [0, 'defaults 20 / 30 min: no completed runs'],
+    [1, 'defaults 20 / 30 min: 1 completed run; a suggestion needs 2'],
+    [2, 'suggested from p90 of 2 completed runs + 50%; defaults 20 / 30 min'],
+  ])('with %i completed runs, says where its figures come from', async (n, text) => {
+    const model = threeModules();
+    const runs = Array.from({ length: n }, (_, i) => finishedRun('/ws/AiTasks/fix-cache', 'complete', 8 + i, 10 + i));
+    model.suggestions.set('/ws/AiTasks/fix-cache', suggestLimits(runs, model.settings));
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    const f = await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
+    expect(f).toContain(text);
+    // two runs of 8 and 9 iterations: p90 9 x 1.5 rounds up to 15
+    if (n === 2) expect(f).toMatch(/max iterations\s+15/);
   });
 
   it('offers the suggestion from past runs, and says why a start was refused', async () => {

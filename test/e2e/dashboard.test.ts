@@ -23,8 +23,8 @@ const DIST_CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url)
 const COLS = 120;
 const ROWS = 40;
 
-/** The title line, the first of every frame: `autodeck  1 running · 2 modules`. */
-const TITLE = /^autodeck {2}\d+ running · \d+ modules?/;
+/** The title line, the first of every frame: `autodeck · host · 2 modules  ▶ 1 running`, in a side pane `autodeck ▶1 ·1 · host`. */
+const TITLE = /^autodeck(?: · \S+ · \d+ modules?\b|(?: \S\d+)* · \S)/;
 /** Footer items present at every width (the side pane leaves out the rest). */
 const FOOTER = '? help';
 
@@ -139,7 +139,7 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     await pane.keys('s');
     await pane.waitScreen((s) => s.includes(`Start a loop on ${name}`) && fieldValue(s, 'max iterations') === '20', 'the start dialog');
     await pane.keys('Enter');
-    await pane.waitScreen((s) => /▶ running\s+\d+\/20\b/.test(rowOf(s, name) ?? ''), `${name} running`);
+    await pane.waitScreen((s) => /▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d+\/20\b/.test(rowOf(s, name) ?? ''), `${name} running`);
   }
 
   it('starts a loop through the start dialog with maxIterations changed to 3, and shows it reach its limit', async () => {
@@ -171,11 +171,11 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     await pane.keys('Enter');
 
     // Running against a limit of 3, then ended by it.
-    screen = await pane.waitScreen((s) => /▶ running\s+\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha running with the limit 3');
+    screen = await pane.waitScreen((s) => /▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha running with the limit 3');
     expect(screen).toContain('started alpha: at most 3 iterations, 30 min');
     expectFrame(screen.split('\n'), ROWS, COLS);
-    screen = await pane.waitScreen((s) => /■ max iter\s+\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha ended at its limit');
-    const iterations = Number(/■ max iter\s+(\d)\/3\b/.exec(rowOf(screen, 'alpha')!)![1]);
+    screen = await pane.waitScreen((s) => /■ max iter\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d\/3\b/.test(rowOf(s, 'alpha') ?? ''), 'alpha ended at its limit');
+    const iterations = Number(/■ max iter\s+(?:[█▉▊▋▌▍▎▏░]{5} )?(\d)\/3\b/.exec(rowOf(screen, 'alpha')!)![1]);
     // After the stop file the agent finishes the step it is in: 3, or one more.
     expect(iterations === 3 || iterations === 4, rowOf(screen, 'alpha')).toBe(true);
     expect(rowOf(screen, 'beta')).toMatch(/· planning/);
@@ -244,21 +244,21 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     await pane.keys('j');
     await pane.waitScreen((s) => rowOf(s, 'slow')?.startsWith('›') === true, 'slow selected');
     await startWithDefaults(pane, 'slow');
-    let screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+SIGNAL/.test(s), 'the wide table');
+    let screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+LAST/.test(s), 'the wide table');
     expectFrame(screen.split('\n'), ROWS, COLS);
 
     await pane.resize(45);
     expect(await pane.size()).toEqual({ cols: 45, rows: ROWS });
     screen = await pane.waitScreen((s) => /^ {2}MODULE\s+STATE\s+ITER\s+ELAPSED\s*$/m.test(s), 'the side-pane table');
     // Nothing of the wide layout is left on the screen.
-    for (const word of ['STEP', 'STALL', 'RECOV', 'SIGNAL', ' of 10', '──']) expect(screen, word).not.toContain(word);
+    for (const word of ['STEP', 'STALL', 'RECOV', 'LAST', ' of 10', '──']) expect(screen, word).not.toContain(word);
     expect(rowOf(screen, 'slow')).toMatch(/^› slow\s+▶ running\s+\d+\/20\s+\d+:\d\d\/30m$/);
     expect(rowOf(screen, 'alpha')).toMatch(/^ {2}alpha\s+· planning$/);
     expectFrame(screen.split('\n'), ROWS, 45);
 
     await pane.resize(COLS);
-    screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+SIGNAL/.test(s) && s.includes('── slow'), 'the wide table and the detail pane again');
-    expect(rowOf(screen, 'slow')).toMatch(/▶ running\s+\d+\/20\b/);
+    screen = await pane.waitScreen((s) => /MODULE\s+STATE\s+ITER\s+STEP\s+ELAPSED\s+STALL\s+RECOV\s+LAST/.test(s) && s.includes('── slow'), 'the wide table and the detail pane again');
+    expect(rowOf(screen, 'slow')).toMatch(/▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d+\/20\b/);
     expectFrame(screen.split('\n'), ROWS, COLS);
 
     // A short terminal: the frame still fits, title on top, footer at the bottom.
@@ -332,7 +332,7 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     const token = readFileSync(join(w.env.XDG_STATE_HOME!, 'autodeck', 'api-token'), 'utf8').trim();
     const started = await http({ method: 'POST', path: '/api/sessions/auto/task-auto', port, token, body: { taskDir: join(w.root, 'viaapi'), maxIterations: 7 } });
     expect(started.status, started.text).toBe(201);
-    await pane.waitScreen((s) => /▶ running\s+\d+\/7\b/.test(rowOf(s, 'viaapi') ?? ''), 'the loop the API started, in the table');
+    await pane.waitScreen((s) => /▶ running\s+(?:[█▉▊▋▌▍▎▏░]{5} )?\d+\/7\b/.test(rowOf(s, 'viaapi') ?? ''), 'the loop the API started, in the table');
     // It runs in the dashboard's own process: attach is offered (the footer does not strike it out).
     await attachOf(pane, 'viaapi');
     const stopped = await http({ method: 'DELETE', path: `/api/sessions/${started.json.session}/task-auto`, port, token });
@@ -376,13 +376,13 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     const w = makeWorkspace('autodeck-dash-');
     ws = w;
     // The demo makes its own workspace and database under TMPDIR: inside ours, removed with it.
-    const pane = await DashboardPane.start({ ws: w, name: 'demo', args: ['demo'], env: DashboardPane.envFor(w, { TMPDIR: w.dir }), cols: COLS, rows: ROWS });
+    const pane = await DashboardPane.start({ ws: w, name: 'demo', args: ['demo', '--fast'], env: DashboardPane.envFor(w, { TMPDIR: w.dir }), cols: COLS, rows: ROWS });
     panes.push(pane);
     const ends: Record<string, RegExp> = {
       'add-login-page': /✓ complete/,
       'fix-flaky-tests': /✓ complete/,
       'migrate-database': /✓ complete/,
-      'rewrite-everything': /■ max iter\s+[56]\/5\b/,
+      'rewrite-everything': /■ max iter\s+(?:[█▉▊▋▌▍▎▏░]{5} )?[56]\/5\b/,
       'upgrade-framework': /✗ blocked/,
       'clean-old-branches': /✓ complete/,
       'translate-docs': /✓ complete/,
@@ -392,7 +392,7 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
       quotaSeen ||= /‖ quota/.test(rowOf(s, 'translate-docs') ?? '') ? rowOf(s, 'translate-docs')! : '';
       return Object.entries(ends).every(([name, end]) => end.test(rowOf(s, name) ?? ''));
     }, 'every demo loop at its end', 90_000);
-    expect(screen.split('\n')[0]).toMatch(/^autodeck demo {2}0 running · 7 modules/);
+    expect(screen.split('\n')[0]).toMatch(/^autodeck demo · \S+ · 7 modules {2}✓ 5 complete {2}✗ 1 blocked {2}■ 1 max iter$/);
     // The usage limit lasts about 8 s: seen in the table while it lasted, its elapsed time paused.
     expect(quotaSeen, 'translate-docs shown waiting out its usage limit').toMatch(/‖ quota/);
 
@@ -401,6 +401,38 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     await waitFor(() => pane.exitCode() !== undefined, 'the demo dashboard to exit', 10_000);
     expect(pane.exitCode()).toBe(0);
   }, 120_000);
+
+  it('autodeck demo paced (--speed 0.7): each state is on screen a while, and the pane follows the row that wants an eye', async () => {
+    const w = makeWorkspace('autodeck-dash-');
+    ws = w;
+    const pane = await DashboardPane.start({ ws: w, name: 'paced', args: ['demo', '--speed', '0.7'], env: DashboardPane.envFor(w, { TMPDIR: w.dir }), cols: COLS, rows: ROWS });
+    panes.push(pane);
+    // What a person should get to see, each on some screen while the demo runs.
+    const wanted: Record<string, (s: string) => boolean> = {
+      'the (y/n) prompt on the screen of the followed row': (s) => s.includes('Delete 14 merged branches? (y/n)') && /^── clean-old-branches/m.test(s),
+      'the stall counted up while the prompt waits': (s) => /[3-5]\/5/.test(rowOf(s, 'clean-old-branches') ?? ''),
+      'the prompt answered: stalled, drawn as glyph and word': (s) => /! stalled/.test(rowOf(s, 'clean-old-branches') ?? ''),
+      'the quota wait counting down to its reset': (s) => /‖ quota\s.*reset in 0:\d\d/.test(rowOf(s, 'translate-docs') ?? ''),
+      'the header counting the quota wait': (s) => /‖ 1 quota/.test(s.split('\n')[0] ?? ''),
+      'the crash: starting again in the middle of its loop': (s) => /○ starting\s+\S+ [1-9]\d*\/20/.test(rowOf(s, 'migrate-database') ?? ''),
+      'the restart and its backoff in the followed row\'s events': (s) => /^── migrate-database/m.test(s) && /migrate-database {2}restart {2}restart 1\/3 in 1s/.test(s),
+      'the iteration limit reached': (s) => /■ max iter\s+█████ 1[23]\/12/.test(rowOf(s, 'rewrite-everything') ?? ''),
+      'blocked': (s) => /✗ blocked/.test(rowOf(s, 'upgrade-framework') ?? ''),
+    };
+    const seen = new Set<string>();
+    const screen = await pane.waitScreen((s) => {
+      for (const [what, test] of Object.entries(wanted)) if (test(s)) seen.add(what);
+      return seen.size === Object.keys(wanted).length && /✓ complete/.test(rowOf(s, 'clean-old-branches') ?? '');
+    }, 'every state seen, and the prompt\'s loop complete', 100_000);
+    expect([...Object.keys(wanted)].filter((w) => !seen.has(w)), screen).toEqual([]);
+    // finished rows: outcome, active time and how long ago, STEP left empty
+    expect(rowOf(screen, 'clean-old-branches')).toMatch(/✓ complete\s+\S{5} \d+\/20\s+\d+:\d\d\s+(just now|\dm ago)$/);
+    // Quit while loops still run: asked first, then they are suspended.
+    await pane.keys('q');
+    await pane.waitScreen((s) => s.includes('Quit autodeck?'), 'the quit dialog');
+    await pane.keys('y');
+    await waitFor(() => pane.exitCode() !== undefined, 'the demo dashboard to exit', 10_000);
+  }, 150_000);
 
   it('uses no colour under NO_COLOR (states still read as glyph and word), and colour without it', async () => {
     // The same workspace in colour alongside: the check below does see colour when there is some.

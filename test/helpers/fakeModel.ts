@@ -5,6 +5,7 @@ import type { LoopRow } from '../../src/store/loops.js';
 import type { LoopEvent } from '../../src/store/events.js';
 import type { Limits, LimitSuggestion } from '../../src/history/suggest.js';
 import type { ScreenSource } from '../../src/deck/screenFeed.js';
+import type { Outcome, RunRow } from '../../src/store/runs.js';
 
 /** A loop row with sensible values; tests override what they look at. */
 export function loopRow(taskDir: string, patch: Partial<LoopRow> = {}): LoopRow {
@@ -15,6 +16,17 @@ export function loopRow(taskDir: string, patch: Partial<LoopRow> = {}): LoopRow 
     lastSignalAt: new Date(Date.now() - 4000).toISOString(), restartCount: 0, restartsTotal: 0, quotaWaitMs: 0, step: 'check', result: 'PASS', next: 'exec',
     checkpoint: '', stopReason: '', backend: 'pty', ownerPid: 1, ownerHost: 'here', ownerHeartbeatAt: null, agentArgv: [], settings: {}, agentPid: 2, forced: false,
     ...patch,
+  };
+}
+
+let nextRunId = 1;
+/** A finished run of `taskDir` (ended a minute ago), as the runs table holds it. */
+export function finishedRun(taskDir: string, outcome: Outcome, iterations: number, activeMinutes: number, patch: Partial<RunRow> = {}): RunRow {
+  const ended = Date.now() - 60_000;
+  return {
+    id: nextRunId++, session: 's', taskDir, taskName: taskDir.split('/').pop()!, startedAt: new Date(ended - activeMinutes * 60_000).toISOString(),
+    endedAt: new Date(ended).toISOString(), iterations, maxIterations: 20, timeoutMinutes: 30, outcome, stopReason: '', forced: false,
+    recoveries: 0, restarts: 0, quotaWaitMs: 0, activeMs: activeMinutes * 60_000, ...patch,
   };
 }
 
@@ -50,6 +62,8 @@ export class FakeModel implements DashboardModel {
   eventLog: LoopEvent[] = [];
   calls: { action: string; key: string; arg?: unknown }[] = [];
   suggestions = new Map<string, LimitSuggestion>();
+  /** Finished runs by module, newest first. */
+  pastRuns = new Map<string, RunRow[]>();
   screens = new Map<string, FakeScreen>();
   summaries = new Map<string, string[]>();
   here = { pty: 0, tmux: 0 };
@@ -89,7 +103,10 @@ export class FakeModel implements DashboardModel {
     return this.eventLog.filter((e) => key === undefined || e.taskDir === key).slice(-limit);
   }
   suggestion(key: string): LimitSuggestion {
-    return this.suggestions.get(key) ?? { maxIterations: this.settings.maxIterations, timeoutMinutes: this.settings.timeoutMinutes, basis: 'defaults', fromRuns: 0 };
+    return this.suggestions.get(key) ?? { maxIterations: this.settings.maxIterations, timeoutMinutes: this.settings.timeoutMinutes, basis: 'defaults: no completed runs', fromRuns: 0 };
+  }
+  runs(key: string, limit: number): RunRow[] {
+    return (this.pastRuns.get(key) ?? []).slice(0, limit);
   }
   start(key: string, limits: Partial<Limits>): ActionResult {
     this.calls.push({ action: 'start', key, arg: limits });

@@ -42,6 +42,18 @@ describe('the command line', () => {
     expect(code).toBe(0);
   });
 
+  it('a flag given twice: the last one counts, nothing is said (the shell convention)', async () => {
+    ws = makeWorkspace();
+    const ok = await runCli(ws, ['status', '--grace', 'abc', '--grace', '5', '--json', '--json']);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ loops: [] });
+    // the other way round, the bad one is last: refused as a bad value, not as a repeat
+    const bad = await runCli(ws, ['status', '--grace', '5', '--grace', 'abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('autodeck: --grace: "abc" is not a number');
+  });
+
   it('refuses an unknown command with exit 2', async () => {
     ws = makeWorkspace();
     const r = await runCli(ws, ['frobnicate']);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clockDuration, rowCells, shortAge, stateCell } from '../../src/deck/cells.js';
+import { clockDuration, fill, rowCells, shortAge, stateCell } from '../../src/deck/cells.js';
+import { bar } from '../../src/deck/bar.js';
+import { countText, stateCounts } from '../../src/deck/header.js';
 import { breakpointFor, columnWidths, columnsFor, cutCell, fitCell, tableOverflows, visibleWindow, MARK_WIDTH } from '../../src/deck/layout.js';
 import stringWidth from 'string-width';
 import { nextField, validateStartForm } from '../../src/deck/startForm.js';
@@ -28,11 +30,44 @@ describe('row cells', () => {
     const lastRun = { id: 4, outcome: 'max_iterations' as const, endedAt: new Date(NOW - 180_000).toISOString(), iterations: 5, maxIterations: 5, forced: false };
     const row = moduleRow('m', { lifecycle: 'executing', lastRun });
     expect(stateCell(row)).toMatchObject({ glyph: '■', word: 'max iter', tone: 'warn' });
-    expect(rowCells(row, NOW, LIMITS)).toMatchObject({ iteration: '5/5', step: 'ended 3m ago', elapsed: '' });
+    // in their own columns: the end in LAST, the active time in ELAPSED (when known); STEP empty
+    expect(rowCells(row, NOW, LIMITS)).toMatchObject({ iteration: '5/5', step: '', elapsed: '', lastSignal: '3m ago', iterationFill: 1 });
+    expect(rowCells({ ...row, lastRun: { ...lastRun, activeMs: 125_000 } }, NOW, LIMITS).elapsed).toBe('2:05');
     expect(stateCell({ ...row, lastRun: { ...lastRun, outcome: 'complete' } })).toMatchObject({ glyph: '✓', word: 'complete' });
-    expect(rowCells({ ...row, lastRun: { ...lastRun, endedAt: new Date(NOW - 59_000).toISOString() } }, NOW, LIMITS).step).toBe('ended just now');
+    expect(rowCells({ ...row, lastRun: { ...lastRun, endedAt: new Date(NOW - 59_000).toISOString() } }, NOW, LIMITS).lastSignal).toBe('just now');
     // a running loop wins over the last run
     expect(stateCell({ ...row, loop: loopRow('/ws/m') }).word).toBe('running');
+  });
+
+  it('stalled, quota and failed loops are loud (drawn inverse); running ones and finished runs are not', () => {
+    const loud = (status: string): boolean => Boolean(stateCell(moduleRow('m', { loop: loopRow('/ws/m', { status: status as never }) })).loud);
+    expect(['stalled', 'quota_wait', 'failed'].filter(loud)).toEqual(['stalled', 'quota_wait', 'failed']);
+    expect(['running', 'starting', 'stopping', 'suspended'].filter(loud)).toEqual([]);
+    // an orphan is muted, whatever its state
+    expect(stateCell(moduleRow('m', { here: false, ownerAlive: false, loop: loopRow('/ws/m', { status: 'stalled' }) })).loud).toBe(false);
+  });
+
+  it('bars: block glyphs in eighths, the empty part drawn so the length reads without colour', () => {
+    expect(bar(0, 5)).toBe('░░░░░');
+    expect(bar(0.5, 5)).toBe('██▌░░');
+    expect(bar(1, 5)).toBe('█████');
+    expect(bar(1 / 40, 5)).toBe('▏░░░░');
+    expect(bar(7, 5)).toBe('█████'); // over the limit (6/5): full, never longer
+    expect(bar(Number.NaN, 3)).toBe('░░░');
+    for (let i = 0; i <= 40; i++) expect([...bar(i / 40, 5)]).toHaveLength(5);
+    expect(fill(3, 0)).toBe(0);
+    expect(fill(6, 5)).toBe(1);
+  });
+
+  it('the header counts each state once, those needing a person first', () => {
+    const counts = stateCounts([
+      moduleRow('a', { loop: loopRow('/ws/a') }), moduleRow('b', { loop: loopRow('/ws/b') }),
+      moduleRow('c', { loop: loopRow('/ws/c', { status: 'failed' }) }), moduleRow('d', { lifecycle: 'complete' }),
+      moduleRow('e', { loop: loopRow('/ws/e', { status: 'stalled' }) }), moduleRow('f', { lifecycle: 'planning' }),
+    ]);
+    expect(counts.map((c) => countText(c, false))).toEqual(['! 1 stalled', '✗ 1 failed', '▶ 2 running', '✓ 1 complete', '· 1 planning']);
+    expect(counts.map((c) => countText(c, true)).join(' ')).toBe('!1 ✗1 ▶2 ✓1 ·1');
+    expect(stateCounts([])).toEqual([]);
   });
 
   it('counts elapsed active time, paused in quota wait, and the age of the last signal', () => {

@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import meow from 'meow';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  SETTINGS_TABLE, controlKeyByte, formatSettingError, meowFlags, resolveSettings, settingsHelp,
+  SETTINGS_TABLE, controlKeyByte, formatSettingError, meowFlags, repeatable, lastWins, resolveSettings, settingsHelp,
   type SettingError, type Settings,
 } from '../../src/config/settings.js';
 import { gitTopLevel } from '../../src/paths.js';
@@ -405,6 +405,22 @@ describe('command line', () => {
       maxIterations: 5, timeoutMinutes: 0.05, roots: [join(ws.cwd, 'a'), join(ws.cwd, 'b')],
       agent: ['node', 'x y.js', '{taskDir}'], agentProfile: 'generic', backend: 'pty',
     });
+  });
+
+  it('a flag given twice: the last wins silently; --root keeps every value; an absent flag stays absent', () => {
+    const declared = { ...meowFlags(), json: { type: 'boolean' }, last: { type: 'string' } } as const;
+    const cli = meow({
+      importMeta: import.meta,
+      argv: ['run', 'T', '--grace', '5', '--grace', '9', '--root', 'a', '--root', 'b', '--json', '--json', '--max-iterations', '3'],
+      booleanDefault: undefined,
+      flags: repeatable(declared),
+    });
+    const flags = lastWins(cli.flags, declared);
+    expect(flags).toMatchObject({ grace: '9', root: ['a', 'b'], json: true, maxIterations: '3' });
+    expect(flags).not.toHaveProperty('last');
+    expect(flags).not.toHaveProperty('timeout');
+    const ws = workspace();
+    expect(resolveSettings({ flags, env: ws.env, cwd: ws.cwd }).value).toMatchObject({ graceSeconds: 9, maxIterations: 3 });
   });
 
   it('has a flag, env name and help line for every setting', () => {

@@ -18,7 +18,7 @@ describe('the limit suggestion', () => {
 
   it('keeps the defaults with too few completed runs, and ignores outcomes that say nothing about limits', () => {
     const runs = [run('complete', 4, 3), run('blocked', 2, 1), run('user_stop', 9, 9), run('failed', 1, 0.1), run('killed', 7, 20)];
-    expect(suggestLimits(runs, DEFAULTS)).toEqual({ ...DEFAULTS, basis: 'defaults: 1 completed run, 2 needed', fromRuns: 0 });
+    expect(suggestLimits(runs, DEFAULTS)).toEqual({ ...DEFAULTS, basis: 'defaults: 1 completed run; a suggestion needs 2', fromRuns: 0 });
     // the defaults as given (a fractional timeout from --timeout stays as it is)
     expect(suggestLimits([], { maxIterations: 7, timeoutMinutes: 0.05 })).toMatchObject({ maxIterations: 7, timeoutMinutes: 0.05 });
   });
@@ -26,7 +26,7 @@ describe('the limit suggestion', () => {
   it('with too few runs, still never goes below the largest completed run', () => {
     const s = suggestLimits([run('complete', 45, 50, { maxIterations: 60, timeoutMinutes: 90 })], DEFAULTS);
     expect(s).toMatchObject({ maxIterations: 45, timeoutMinutes: 50, fromRuns: 1 });
-    expect(s.basis).toBe('defaults: 1 completed run, 2 needed; at least the largest completed run');
+    expect(s.basis).toBe('defaults: 1 completed run; a suggestion needs 2; at least the largest completed run');
   });
 
   it('takes the p90 of completed runs plus 50%, rounded up to a readable step', () => {

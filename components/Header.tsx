@@ -1,0 +1,32 @@
+import { memo } from 'react';
+import { hostname } from 'node:os';
+import { Text } from 'ink';
+import type { DeckRow } from '../src/deck/deck.js';
+import { countText, stateCounts } from '../src/deck/header.js';
+import { printable } from '../src/format/event.js';
+import { useTheme } from './theme.js';
+
+const HOST = printable(hostname());
+
+/**
+ * The top line: the title, the host (loops are per machine), and how many modules are in
+ * each state, the ones that need a person first (k9s/htop style). Compact in a side pane:
+ * `▶3 !1`, the host last so a narrow pane cuts it first.
+ */
+export const Header = memo(function Header({ title, rows, filter, compact }: { title: string; rows: readonly DeckRow[]; filter: string; compact: boolean }) {
+  const theme = useTheme();
+  const counts = stateCounts(rows);
+  const filterText = filter ? ` · filter "${printable(filter)}"` : '';
+  return (
+    <Text wrap="truncate-end">
+      <Text bold color={theme.accent}>{compact ? title : `${title} · ${HOST} · ${rows.length} modules`}</Text>
+      {counts.map((c) => (
+        <Text key={c.word}>
+          {compact ? ' ' : '  '}
+          <Text color={theme.tone[c.tone]} inverse={Boolean(c.loud)} bold={Boolean(c.loud)}>{countText(c, compact)}</Text>
+        </Text>
+      ))}
+      <Text>{`${compact ? ` · ${HOST}` : ''}${filterText}`}</Text>
+    </Text>
+  );
+});
