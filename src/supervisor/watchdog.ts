@@ -59,6 +59,11 @@ export function withHookState(look: Look, state: AgentState | undefined, profile
   return { ...look, classification: { kind }, answer, source: 'hook' };
 }
 
+/** An unknown-command notice that is not about the start command: the agent sits at its prompt. */
+function orIdle(c: Classification): Classification {
+  return c.kind === 'unknown_command' ? { kind: 'idle' } : c;
+}
+
 /** Which source each hung sign stands for in events. */
 const HUNG_SOURCE: Record<HungSign, DecisionSource> = { transcript: 'transcript', process: 'process', 'api-error': 'screen', 'repeated-tool-calls': 'transcript' };
 
@@ -86,6 +91,8 @@ export interface Look {
   answer: string[] | undefined;
   /** An API error banner on the screen (hung.ts), if any. */
   banner?: string | undefined;
+  /** Nothing on the screen at all. */
+  blank?: boolean | undefined;
 }
 
 function sha1(text: string): string {
@@ -113,6 +120,8 @@ export class Watchdog {
   /** What the transcript said at its last read: size, a pending tool call, repeated calls, the session id. */
   private transcriptFacts: { bytes: number; pending: boolean; repeated: number; sessionId: string | undefined } | undefined;
   private cpuSample: { ticks: number; at: number } | undefined;
+  /** A valid signal came in this loop: the agent knew its start command. */
+  private sawSignal = false;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -136,6 +145,7 @@ export class Watchdog {
 
   /** A valid signal is progress: the agent is neither stalled nor waiting. */
   onSignal(): void {
+    this.sawSignal = true;
     if (this.state.quota) this.resumeQuota('signal', false);
     this.state = { ...this.state, stallCount: 0, recoveryStep: this.host.row().recoveryStep, lastProgressAt: this.host.now() };
     this.baseline = undefined;
@@ -153,7 +163,9 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const { hash, classification, answer, source } = withHookState(this.look(session), this.host.agentState?.(), this.profile);
+    const seen = withHookState(this.look(session), this.host.agentState?.(), this.profile);
+    const { hash, answer, source } = seen;
+    const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -163,7 +175,7 @@ export class Watchdog {
     }
 
     const before = this.state;
-    const { state, action } = decideBeat(this.state, { now, hash, classification, answer }, this.limits);
+    const { state, action } = decideBeat(this.state, { now, hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
     this.state = state;
     this.persist(before, action);
     // A recovery the stall count did not call for: the step timeout decided it.
@@ -171,6 +183,18 @@ export class Watchdog {
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
     this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source);
     if (action.type === 'none' && !this.state.quota && !session.exited) this.checkHung(now, classification.kind, session);
+  }
+
+  /**
+   * Whether an unknown-command notice is about the command the agent was started with (it
+   * is in the agent's argv; or, when the notice names none, no signal came yet): then the
+   * loop cannot run. One a person typed while attached is only an agent idle at its prompt.
+   */
+  private startCommandUnknown(c: Classification): boolean {
+    if (c.kind !== 'unknown_command') return false;
+    const argv = this.host.row().agentArgv ?? [];
+    if (c.command) return argv.length === 0 ? !this.sawSignal : argv.some((a) => a === c.command || a.startsWith(`${c.command} `));
+    return !this.sawSignal;
   }
 
   /** The hung-agent watchdog (hung.ts): gathers its signs, climbs its ladder. */
@@ -240,7 +264,7 @@ export class Watchdog {
     const classification = classifyScreen(this.profile, lines);
     this.lastLook = {
       version, hash: sha1(this.profile.hashedLines(lines).join('\n')), classification,
-      answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines),
+      answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
     };
     return this.lastLook;
   }
