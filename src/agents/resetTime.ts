@@ -25,6 +25,9 @@ export function parseResetTime(text: string, now: Date, opts: { timeZone?: strin
 }
 
 function epochReset(t: string): number | undefined {
+  // an ISO 8601 instant with its offset: `Resets at 2026-09-04T15:00:00Z`
+  const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))(?![\w:])/.exec(t);
+  if (iso && !Number.isNaN(Date.parse(iso[1]!))) return Date.parse(iso[1]!);
   // `|<epoch>` (Claude Code); `"resets_at":<epoch>` in Codex's JSON error (pi#4172).
   const m = /\|\s*(\d{10,13})(?!\d)/.exec(t) ?? /\bresets?_at\\?"?\s*[:=]\s*(\d{10,13})(?!\d)/i.exec(t);
   if (!m) return undefined;
