@@ -37,6 +37,9 @@ const STOP_PATTERNS: readonly StopPattern[] = [
   // A rate limit is a stop with a reset or a model named (OpenAI's `Rate limit reached for gpt-4o … try
   // again in 20s`); a bare `Rate limit exceeded` is as likely a tool's output (an HTTP API) as the agent's.
   { head: /^(?:[\w-]+ )?rate limit (?:reached|exceeded|hit)\b.*\b(?:resets?|try again|retry after|for)\b/i, from: 'spec' },
+  // `Sorry, your usage limit reached.`, `Your limit will reset at 11am tomorrow` (the older sentences)
+  { head: /^(?:Sorry,? )?(?:your )?usage limit (?:has been )?reached\b/i, from: 'spec' },
+  { head: /^Your (?:usage )?limit will reset\b/i, from: 'spec' },
   // `usage limit · resets in: 3 hours` (cheapestinference/claude-auto-retry test/patterns.test.js):
   // a bare "usage/rate limit" counts only with a reset clause on the same line.
   { head: /^(?:[\w-]+ )?(?:(?:usage|rate) )?limit\b[^\n]*\bresets?\b/i, from: 'transcribed claude-auto-retry' },

@@ -55,6 +55,12 @@ describe('quota stops in other words or not at the start of the line', () => {
     ['weekly, relative days', 'Weekly limit reached, try again in 2 days', '2026-03-20T13:00:00Z'],
     ['an unknown zone falls back to the configured one', "You've hit your limit · resets 8pm (Unknown/Timezone)", '2026-03-18T20:00:00Z'],
     ['rate limit with its reset', 'Rate limit exceeded · resets in 10 minutes', '2026-03-18T13:10:00Z'],
+    ['the older apology', 'Sorry, your usage limit reached. Your limit will reset at 11am tomorrow', '2026-03-19T11:00:00Z'],
+    ['tomorrow, though the hour is still ahead today', 'Usage limit reached for today. Your limit will reset at 3pm tomorrow', '2026-03-19T15:00:00Z'],
+    ['the reset sentence alone', 'Your limit will reset at 12am (midnight)', '2026-03-19T00:00:00Z'],
+    ['a zone abbreviation', 'usage limit reached · resets at 5:00 PM PST', '2026-03-19T01:00:00Z'],
+    ['a daylight abbreviation', 'usage limit reached · resets at 9am EDT', '2026-03-19T13:00:00Z'],
+    ['in an hour', 'Usage limit reached. Try again in an hour.', '2026-03-18T14:00:00Z'],
   ])('%s', (_, text, expected) => {
     expect(resetOf(text, now)).toBe(expected === undefined ? undefined : at(expected));
   });
