@@ -42,8 +42,8 @@ export interface Regions {
 /** How many of the last non-empty lines count as "the bottom" of a screen. */
 export const BOTTOM_LINES = 12;
 
-/** A rule across the screen: the edges of an input box (`───`, `╭───╮`, `╰───╯`). */
-const RULE = /^\s*[╭╰]?[─━]{8,}[╮╯]?\s*$/;
+/** A rule across the screen: the edges of an input box (`───`, `╭───╮`, `╰───╯`, Gemini CLI's `▄▄▄`/`▀▀▀`). */
+const RULE = /^\s*[╭╰]?(?:[─━]{8,}|▄{8,}|▀{8,})[╮╯]?\s*$/;
 /** A menu line with its cursor: never an input line. */
 const MENU_LINE = /^\s*(?:│\s*)?[❯›>▌●]\s*(?:\d+\.\s|Yes\b)/;
 /** How far up from the bottom the input box may be (dialogs and footers are short). */
