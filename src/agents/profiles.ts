@@ -160,7 +160,7 @@ const CODEX: Profile = {
     p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', "Codex tui: `Unrecognized command '/x'` (users' reports)"),
     // the question counts with a live menu (its cursor on an option) or its footer: a stale one in the history does not
     p('permission_prompt', /(Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool)[\s\S]*(^\s*[›▌]\s*(?:\d+\.|Yes\b)|press enter to confirm|enter to submit)/im, 'bottom', 'Codex approval menu'),
-    p('permission_prompt', /(Allow command\?|Allow execution\b|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
+    p('permission_prompt', /(Allow command\?|Allow execution\b|press enter to confirm\b|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
     p('question', /(^\s*Question \d+\/\d+|enter to submit answer)/im, 'bottom', 'Codex plan question'),
     p('yes_no_prompt', /(yes \(y\)\s*\/\s*no \(n\)|Confirm with [^\n]*\bEnter\b)/i, 'bottom', 'Codex confirm'),
     YES_NO,
