@@ -100,7 +100,8 @@ const busyByStatus = (source: string): ScreenPattern[] => [
  * from other supervisors' test suites (test/fixtures/screens/<agent>/<version>/README.md).
  */
 const CLAUDE_LAYOUT: Layout = {
-  inputLine: /^\s*(?:│\s*)?([❯>])(?=[\s\u00a0]|$)/,
+  // at the left edge (or after a box's `│`): an indented `>` is a dialog's content (a wrapped `> file` redirection)
+  inputLine: /^ ?(?:│\s*)?([❯>])(?=[\s\u00a0]|$)/,
   // the model's `●`/`⏺` messages and their indented continuations, the user's echoed `❯ text`
   conversation: /^(?:\s*[⏺●]\s|\s*│?\s*[❯>][\s\u00a0]+\S|\s{2,}\S)/,
   message: /^\s*[⏺●]\s/,
