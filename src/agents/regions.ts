@@ -73,7 +73,13 @@ export function findRegions(raw: readonly string[], layout: Layout): Regions {
   if (inputAt >= 0) {
     for (let j = inputAt - 1; j >= 0 && inputAt - j <= 3; j--) if (RULE.test(lines[j]!)) { top = j; break; }
     for (let j = inputAt + 1; j < end && j - inputAt <= 8; j++) if (RULE.test(lines[j]!)) { bottomRule = j; break; }
-  } else {
+    // a rule below it and none above: a dialog drawn under the history, whose `❯ text` line this is
+    if (top < 0 && bottomRule >= 0 && !lines.slice(inputAt + 1, bottomRule).every(blank)) {
+      inputAt = -1;
+      bottomRule = -1;
+    }
+  }
+  if (inputAt < 0) {
     for (let i = end - 1; i >= searchFrom; i--) {
       if (!RULE.test(lines[i]!)) continue;
       if (bottomRule < 0) bottomRule = i;
