@@ -100,7 +100,8 @@ const busyByStatus = (source: string): ScreenPattern[] => [
  * from other supervisors' test suites (test/fixtures/screens/<agent>/<version>/README.md).
  */
 const CLAUDE_LAYOUT: Layout = {
-  inputLine: /^\s*(?:│\s*)?([❯>])(?=[\s\u00a0]|$)/,
+  // at the left edge (or after a box's `│`): an indented `>` is a dialog's content (a wrapped `> file` redirection)
+  inputLine: /^ ?(?:│\s*)?([❯>])(?=[\s\u00a0]|$)/,
   // the model's `●`/`⏺` messages and their indented continuations, the user's echoed `❯ text`
   conversation: /^(?:\s*[⏺●]\s|\s*│?\s*[❯>][\s\u00a0]+\S|\s{2,}\S)/,
   message: /^\s*[⏺●]\s/,
@@ -160,7 +161,7 @@ const CODEX: Profile = {
     p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', "Codex tui: `Unrecognized command '/x'` (users' reports)"),
     // the question counts with a live menu (its cursor on an option) or its footer: a stale one in the history does not
     p('permission_prompt', /(Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool)[\s\S]*(^\s*[›▌]\s*(?:\d+\.|Yes\b)|press enter to confirm|enter to submit)/im, 'bottom', 'Codex approval menu'),
-    p('permission_prompt', /(Allow command\?|Allow execution\b|press enter to confirm or esc to cancel|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
+    p('permission_prompt', /(Allow command\?|Allow execution\b|press enter to confirm\b|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
     p('question', /(^\s*Question \d+\/\d+|enter to submit answer)/im, 'bottom', 'Codex plan question'),
     p('yes_no_prompt', /(yes \(y\)\s*\/\s*no \(n\)|Confirm with [^\n]*\bEnter\b)/i, 'bottom', 'Codex confirm'),
     YES_NO,
@@ -184,16 +185,21 @@ const CODEX: Profile = {
  */
 const GEMINI: Profile = {
   name: 'gemini',
-  layout: { inputLine: /^\s*(?:│\s*)?((?:gemini)?>)(?=\s|$)/, conversation: /^(?:\s*✦\s|\s{2,}\S)/ },
+  // the input marker: `>`, older `gemini>`, `!` in shell mode, `*` in YOLO mode, `(r:)` in reverse search
+  layout: { inputLine: /^\s*(?:│\s*)?((?:gemini)?>)(?=\s|$)|^ ?(?:!|\*|\(r:\))(?=\s{2,}|$)/, conversation: /^(?:\s*✦\s|\s{2,}\S)/ },
   patterns: [
     p('unknown_command', /Unknown command:\s*(\/\S+)/, 'recent', 'Gemini CLI slashCommandProcessor.ts: `Unknown command: <input>` (read)'),
+    // its question and plan dialogs (AskUserDialog, ExitPlanModeDialog snapshots): they need a person
+    p('question', /^\s*Enter to (?:select|submit) ·|^\s*Review your answers:/m, 'bottom', 'Gemini CLI question dialog (its test snapshots)'),
     p('permission_prompt', /(Allow execution|Apply this change|Do you want to proceed|Waiting for user confirmation|Yes, allow once)/i, 'bottom', 'Gemini confirmation'),
+    // any other menu with its cursor (`● 1. Keep loop detection enabled (esc)`)
+    p('question', /(?<![\s\S])(?![\s\S]*(?:Allow execution|Apply this change|Do you want to proceed|Allow once|Yes, allow))[\s\S]*^\s*(?:│\s*)?●\s*1\.\s.*\n(?:.*\n){0,8}?\s*(?:│\s*)?2\.\s/m, 'bottom', 'Gemini CLI choice dialog that is no tool confirmation (its test snapshots)'),
     YES_NO,
     PRESS_ENTER,
-    p('busy', /\besc to cancel\b/i, 'status', 'Gemini spinner'),
+    p('busy', /\besc to cancel\b|\bcancel, \d+(?:m \d+)?s\)/i, 'status', 'Gemini spinner `(esc to cancel, 5s)`, also wrapped'),
     p('busy', /^\s*(?:[\u2801-\u28ff]\s*)?(?:Generating response|Processing)(?:\.\.\.|…)|^\s*Please wait\b/m, 'last', 'Gemini spinner text as the last line (older, kbwo/ccmanager tests)'),
     ...busyByStatus('Gemini'),
-    p('idle', /^(?:│\s*)?(?:gemini)?>$/, 'input', 'Gemini input box (`>`, older `gemini>`)'),
+    p('idle', /^(?:│\s*)?(?:(?:gemini)?>|!|\*|\(r:\))$/, 'input', 'Gemini input box (`>`, `!`, `*`, `(r:)`, older `gemini>`)'),
     p('idle', /^\s*(?:│\s*)?>?\s*Type your message/m, 'bottom', 'Gemini input placeholder'),
   ],
   continuationMessage: 'Please continue with the task from where you left off.',

@@ -31,9 +31,15 @@ const STOP_PATTERNS: readonly StopPattern[] = [
   // Gemini `Usage limit reached for gemini-3-flash-preview. Access resets at 10:57 PM GMT-3.`
   // (transcribed, google-gemini/gemini-cli#22643); OpenAI `Rate limit reached for gpt-4o …`.
   {
-    head: /^(?:[\w-]+ )?(?:5-hour|five-hour|session|weekly|daily|monthly|hourly|usage|rate|quota|opus|sonnet|plan|account|spend|spending|credit|token) limit (?:reached|exceeded|hit)\b/i,
+    head: /^(?:[\w-]+ )?(?:5-hour|five-hour|session|weekly|daily|monthly|hourly|usage|quota|opus|sonnet|plan|account|spend|spending|credit|token) limit (?:reached|exceeded|hit)\b/i,
     from: 'spec',
   },
+  // A rate limit is a stop with a reset or a model named (OpenAI's `Rate limit reached for gpt-4o … try
+  // again in 20s`); a bare `Rate limit exceeded` is as likely a tool's output (an HTTP API) as the agent's.
+  { head: /^(?:[\w-]+ )?rate limit (?:reached|exceeded|hit)\b.*\b(?:resets?|try again|retry after|for)\b/i, from: 'spec' },
+  // `Sorry, your usage limit reached.`, `Your limit will reset at 11am tomorrow` (the older sentences)
+  { head: /^(?:Sorry,? )?(?:your )?usage limit (?:has been )?reached\b/i, from: 'spec' },
+  { head: /^Your (?:usage )?limit will reset\b/i, from: 'spec' },
   // `usage limit · resets in: 3 hours` (cheapestinference/claude-auto-retry test/patterns.test.js):
   // a bare "usage/rate limit" counts only with a reset clause on the same line.
   { head: /^(?:[\w-]+ )?(?:(?:usage|rate) )?limit\b[^\n]*\bresets?\b/i, from: 'transcribed claude-auto-retry' },
@@ -45,7 +51,7 @@ const STOP_PATTERNS: readonly StopPattern[] = [
   // Codex `You've hit your usage limit. … try again in 5 days 22 hours 11 minutes.` (transcribed,
   // openai/codex#3899, #3124, #26668); Gemini `You have reached your daily gemini-2.5-pro quota
   // limit.` (transcribed, google-gemini/gemini-cli#3796).
-  { head: /^You(?:'ve| have)? (?:hit|reached) (?:your|the) (?:[\w.-]+ ){0,3}(?:limit|quota)\b/i, from: 'spec' },
+  { head: /^You(?:'?ve| have)? (?:hit|reached) (?:your|the) (?:[\w.-]+ ){0,3}(?:limit|quota)\b/i, from: 'spec' },
   // `API Error: 429 … rate_limit_error …`, `API Error: Request rejected (429) · …`; Gemini
   // `✕ [API Error: {"error":{… "code": 429 … RESOURCE_EXHAUSTED …` (transcribed, gemini-cli#1800).
   { head: /^API Error\b/i, need: /\b429\b|rate_limit|RESOURCE_EXHAUSTED|quota/i, from: 'spec' },
@@ -71,7 +77,7 @@ const STOP_PATTERNS: readonly StopPattern[] = [
  * resets …` (CLAUDE-CODE.md), Codex `⚠ Heads up, you've used over 75% of your 5h limit.`
  * (transcribed, openai/codex tui). Checked first, so a warning line never counts.
  */
-const WARNING_HEADS: readonly RegExp[] = [/^Approaching\b/i, /^You(?:'ve| have) used\b/i, /^Heads up\b/i];
+const WARNING_HEADS: readonly RegExp[] = [/^Approaching\b/i, /^You(?:'?ve| have) used\b/i, /^Heads up\b/i, /^You (?:are|will) (?:approaching|reach|be)\b/i];
 
 /**
  * A retry still in progress: Claude Code's `Session limit reached · Retrying in 2s (…) · attempt

@@ -42,8 +42,8 @@ export interface Regions {
 /** How many of the last non-empty lines count as "the bottom" of a screen. */
 export const BOTTOM_LINES = 12;
 
-/** A rule across the screen: the edges of an input box (`───`, `╭───╮`, `╰───╯`). */
-const RULE = /^\s*[╭╰]?[─━]{8,}[╮╯]?\s*$/;
+/** A rule across the screen: the edges of an input box (`───`, `╭───╮`, `╰───╯`, Gemini CLI's `▄▄▄`/`▀▀▀`). */
+const RULE = /^\s*[╭╰]?(?:[─━]{8,}|▄{8,}|▀{8,})[╮╯]?\s*$/;
 /** A menu line with its cursor: never an input line. */
 const MENU_LINE = /^\s*(?:│\s*)?[❯›>▌●]\s*(?:\d+\.\s|Yes\b)/;
 /** How far up from the bottom the input box may be (dialogs and footers are short). */
@@ -73,7 +73,13 @@ export function findRegions(raw: readonly string[], layout: Layout): Regions {
   if (inputAt >= 0) {
     for (let j = inputAt - 1; j >= 0 && inputAt - j <= 3; j--) if (RULE.test(lines[j]!)) { top = j; break; }
     for (let j = inputAt + 1; j < end && j - inputAt <= 8; j++) if (RULE.test(lines[j]!)) { bottomRule = j; break; }
-  } else {
+    // a rule below it and none above: a dialog drawn under the history, whose `❯ text` line this is
+    if (top < 0 && bottomRule >= 0 && !lines.slice(inputAt + 1, bottomRule).every(blank)) {
+      inputAt = -1;
+      bottomRule = -1;
+    }
+  }
+  if (inputAt < 0) {
     for (let i = end - 1; i >= searchFrom; i--) {
       if (!RULE.test(lines[i]!)) continue;
       if (bottomRule < 0) bottomRule = i;

@@ -18,13 +18,17 @@ export const QUOTA_RESET_MARGIN_MS = 60_000;
  * or a date with its year that has passed, margin included, gives now: never a time in the past.
  */
 export function parseResetTime(text: string, now: Date, opts: { timeZone?: string } = {}): Date | undefined {
-  const t = normalise(text).replace(/\s+/g, ' ');
+  // `in an hour`, `in a minute`: one of the unit
+  const t = normalise(text).replace(/\s+/g, ' ').replace(/\b(in|after) an? (hour|minute|day|second)\b/gi, '$1 1 $2');
   const at = epochReset(t) ?? relativeReset(t, now.getTime()) ?? clockReset(t, now.getTime(), opts.timeZone);
   // Never in the past: an epoch or a dated reset that (with its margin) has passed means now.
   return at === undefined ? undefined : new Date(Math.max(at + QUOTA_RESET_MARGIN_MS, now.getTime()));
 }
 
 function epochReset(t: string): number | undefined {
+  // an ISO 8601 instant with its offset: `Resets at 2026-09-04T15:00:00Z`
+  const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))(?![\w:])/.exec(t);
+  if (iso && !Number.isNaN(Date.parse(iso[1]!))) return Date.parse(iso[1]!);
   // `|<epoch>` (Claude Code); `"resets_at":<epoch>` in Codex's JSON error (pi#4172).
   const m = /\|\s*(\d{10,13})(?!\d)/.exec(t) ?? /\bresets?_at\\?"?\s*[:=]\s*(\d{10,13})(?!\d)/i.exec(t);
   if (!m) return undefined;
@@ -78,6 +82,11 @@ function clockReset(t: string, nowMs: number, fallbackZone: string | undefined):
   if (!wall) return undefined;
   const rest = clock ? t.slice(clock.index + clock[0].length) : '';
   const zone = zoneAfter(rest) ?? namedZone(fallbackZone) ?? namedZone(machineZone()) ?? fixedZone(0);
+  // `at 11am tomorrow`: not today even when 11am is still ahead
+  if (/\btomorrow\b/i.test(t) && wall.month === undefined && wall.weekday === undefined) {
+    const today = wallDate(nowMs, zone);
+    return wallToUtc(Date.UTC(today.year, today.month, today.day + 1, wall.hour, wall.minute), zone)[0]!;
+  }
   return nextOccurrence(wall, nowMs, zone);
 }
 
@@ -154,13 +163,25 @@ function fixedZone(offsetMs: number): Zone {
  * offset (UTC−3); `Etc/GMT+5` is the IANA zone, whose sign is inverted (UTC−5), left to Intl.
  */
 function zoneAfter(rest: string): Zone | undefined {
-  const m = /^\s*(?:\(([^()]{1,64})\)|((?:UTC|GMT|Z)(?:[+-]\d{1,2}(?::?\d{2})?)?(?![\w/])|[A-Za-z]+\/[A-Za-z0-9_+\-/]+))/i.exec(rest);
+  const m = /^\s*(?:\(([^()]{1,64})\)|((?:UTC|GMT|Z)(?:[+-]\d{1,2}(?::?\d{2})?)?(?![\w/])|[A-Za-z]+\/[A-Za-z0-9_+\-/]+|[A-Z]{2,4}T(?![\w/])))/i.exec(rest);
   const name = m?.[1] ?? m?.[2];
   return name === undefined ? undefined : namedZone(name.trim());
 }
 
+/**
+ * Common zone abbreviations as fixed offsets (hours). `IST` is read as India, `CST` as US
+ * Central: the most likely in an English message; a named IANA zone is always better.
+ */
+const ABBREVIATIONS: Readonly<Record<string, number>> = {
+  PST: -8, PDT: -7, MST: -7, MDT: -6, CST: -6, CDT: -5, EST: -5, EDT: -4, AKST: -9, AKDT: -8, HST: -10,
+  WET: 0, WEST: 1, BST: 1, CET: 1, CEST: 2, EET: 2, EEST: 3, MSK: 3, IST: 5.5, SGT: 8, HKT: 8, JST: 9, KST: 9,
+  AEST: 10, AEDT: 11, NZST: 12, NZDT: 13,
+};
+
 function namedZone(name: string | undefined): Zone | undefined {
   if (!name) return undefined;
+  const abbr = ABBREVIATIONS[name.toUpperCase()];
+  if (abbr !== undefined) return fixedZone(abbr * 3_600_000);
   const off = /^(?:UTC|GMT|Z)(?:([+-])(\d{1,2})(?::?(\d{2}))?)?$/i.exec(name);
   if (off) return fixedZone((off[1] === '-' ? -1 : 1) * (Number(off[2] ?? 0) * 60 + Number(off[3] ?? 0)) * 60_000);
   const fmt = formatter(name);

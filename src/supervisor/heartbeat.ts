@@ -59,6 +59,8 @@ export interface Observation {
   classification: Classification;
   /** The writes that answer the prompt on screen, if it is one. */
   answer?: string[] | undefined;
+  /** Nothing is drawn yet (an agent starting up): no stall, though the step timeout still holds. */
+  blank?: boolean | undefined;
 }
 
 function enterQuota(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
@@ -112,6 +114,7 @@ export function decideBeat(state: BeatState, obs: Observation, limits: BeatLimit
   }
 
   const stepTimeout = obs.now - state.lastProgressAt >= limits.stepTimeoutMs;
+  if (obs.blank && !stepTimeout) return { state: { ...next, stallCount: 0 }, action: { type: 'none' } };
   if (stallCount < limits.stallThreshold && !stepTimeout) return { state: next, action: { type: 'none' } };
 
   if (kind === 'quota') return enterQuota(next, obs, limits);

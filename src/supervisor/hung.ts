@@ -14,6 +14,12 @@
  * bottom. Pure: time and observations are passed in.
  */
 
+/**
+ * What decided a stall or a recovery, recorded as `detail.source` of its events: the agent's
+ * own hook-reported state, the screen, the transcript, the process tree, the step timeout.
+ */
+export type DecisionSource = 'hook' | 'screen' | 'transcript' | 'process' | 'step-timeout';
+
 export type HungSign = 'transcript' | 'process' | 'api-error' | 'repeated-tool-calls';
 export type Rung = 'interrupt' | 'continue' | 'restart' | 'fail';
 export const RUNGS: readonly Rung[] = ['interrupt', 'continue', 'restart', 'fail'];

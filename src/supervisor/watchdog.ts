@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { answerKeys, classifyScreen, type Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
-import { statSync } from 'node:fs';
 import { findTranscript, isReasoningLoop, lastAssistantTexts, lastQuotaError, readTranscriptTail } from '../agents/transcript.js';
 import { currentIdentity, SIGNAL_FILE } from '../protocol/signal.js';
 import type { StopReason } from '../protocol/stopFile.js';
@@ -13,11 +12,8 @@ import type { LoopRow } from '../store/loops.js';
 import type { AgentState } from '../store/agentState.js';
 import { parseResetTime } from '../agents/resetTime.js';
 import { decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
-import { cpuPercent, processTreeTicks } from './cpu.js';
-import {
-  decideHung, DEFAULT_HUNG_LIMITS, errorBanner, initialHungState, repeatedToolCalls, toolPending, transcriptSessionId,
-  type HungAction, type HungSign, type HungState,
-} from './hung.js';
+import { DEFAULT_HUNG_LIMITS, errorBanner, type DecisionSource } from './hung.js';
+import { HungWatch } from './hungWatch.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -62,17 +58,15 @@ export function withHookState(look: Look, state: AgentState | undefined, profile
   return { ...look, classification: { kind }, answer, source: 'hook' };
 }
 
-/** Which source each hung sign stands for in events. */
-const HUNG_SOURCE: Record<HungSign, DecisionSource> = { transcript: 'transcript', process: 'process', 'api-error': 'screen', 'repeated-tool-calls': 'transcript' };
+/** An unknown-command notice that is not about the start command: the agent sits at its prompt. */
+function orIdle(c: Classification): Classification {
+  return c.kind === 'unknown_command' ? { kind: 'idle' } : c;
+}
 
 /** Kinds the screen decides even when a hook reported a state. */
 const SCREEN_FIRST: ReadonlySet<Classification['kind']> = new Set(['quota', 'unknown_command', 'question']);
 
-/**
- * What decided a stall or a recovery, recorded as `detail.source` of its events: the agent's
- * own hook-reported state, the screen, the transcript, the process tree, the step timeout.
- */
-export type DecisionSource = 'hook' | 'screen' | 'transcript' | 'process' | 'step-timeout';
+export type { DecisionSource } from './hung.js';
 
 /** The one line a failed loop shows when its agent does not know the start command. */
 export function unknownCommandMessage(command: string): string {
@@ -92,6 +86,8 @@ export interface Look {
   answer: string[] | undefined;
   /** An API error banner on the screen (hung.ts), if any. */
   banner?: string | undefined;
+  /** Nothing on the screen at all. */
+  blank?: boolean | undefined;
 }
 
 function sha1(text: string): string {
@@ -115,10 +111,9 @@ export class Watchdog {
   private statusIdentity: string | undefined;
   private transcriptIdentity: string | undefined;
   private lastLook: Look | undefined;
-  private hung: HungState;
-  /** What the transcript said at its last read: size, a pending tool call, repeated calls, the session id. */
-  private transcriptFacts: { bytes: number; pending: boolean; repeated: number; sessionId: string | undefined } | undefined;
-  private cpuSample: { ticks: number; at: number } | undefined;
+  private readonly hungWatch: HungWatch;
+  /** A valid signal came in this loop: the agent knew its start command. */
+  private sawSignal = false;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -133,7 +128,14 @@ export class Watchdog {
       quota: row.quotaWaitSince ? { since: Date.parse(row.quotaWaitSince), line: '', nextProbeAt: host.now() } : undefined,
     };
     this.statusIdentity = currentIdentity(join(host.taskDir, STATUS_FILE));
-    this.hung = initialHungState(host.now());
+    this.hungWatch = new HungWatch({
+      event: (kind, detail) => host.event(kind, detail),
+      sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+      typeContinuation: () => { const session = host.session(); if (session) this.typeContinuation(session); },
+      fail: (message, code) => host.fail(message, code),
+      agentPid: host.agentPid ? () => host.agentPid!() : undefined,
+      restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
+    }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
   }
 
   get inQuotaWait(): boolean {
@@ -142,6 +144,7 @@ export class Watchdog {
 
   /** A valid signal is progress: the agent is neither stalled nor waiting. */
   onSignal(): void {
+    this.sawSignal = true;
     if (this.state.quota) this.resumeQuota('signal', false);
     this.state = { ...this.state, stallCount: 0, recoveryStep: this.host.row().recoveryStep, lastProgressAt: this.host.now() };
     this.baseline = undefined;
@@ -159,7 +162,9 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const { hash, classification, answer, source } = withHookState(this.look(session), this.host.agentState?.(), this.profile);
+    const seen = withHookState(this.look(session), this.host.agentState?.(), this.profile);
+    const { hash, answer, source } = seen;
+    const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -169,70 +174,28 @@ export class Watchdog {
     }
 
     const before = this.state;
-    const { state, action } = decideBeat(this.state, { now, hash, classification, answer }, this.limits);
+    const { state, action } = decideBeat(this.state, { now, hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
     this.state = state;
     this.persist(before, action);
     // A recovery the stall count did not call for: the step timeout decided it.
     const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
     this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source);
-    if (action.type === 'none' && !this.state.quota && !session.exited) this.checkHung(now, classification.kind, session);
-  }
-
-  /** The hung-agent watchdog (hung.ts): gathers its signs, climbs its ladder. */
-  private checkHung(now: number, kind: string, session: Session): void {
-    const limits = this.limits.hung ?? DEFAULT_HUNG_LIMITS;
-    const facts = this.transcriptFacts;
-    const { state, action } = decideHung(this.hung, {
-      now, busy: kind === 'busy', transcriptBytes: facts?.bytes, toolPending: facts?.pending,
-      cpuPercent: this.sampleCpu(now, limits.cpuIdleMs), errorBanner: this.lastLook?.banner, repeatedToolCalls: facts?.repeated,
-    }, limits);
-    this.hung = state;
-    if (action.type === 'rung') this.climb(action, session, now);
-  }
-
-  /** The process tree's CPU use since the last sample, sampled at most every 30 s (a pass over /proc). */
-  private sampleCpu(now: number, idleMs: number): number | undefined {
-    const pid = this.host.agentPid?.();
-    if (pid === undefined || idleMs <= 0) return undefined;
-    if (this.cpuSample && now - this.cpuSample.at < Math.min(30_000, idleMs / 4)) return undefined;
-    const ticks = processTreeTicks(pid);
-    if (ticks === undefined) return undefined;
-    const before = this.cpuSample;
-    this.cpuSample = { ticks, at: now };
-    return before ? cpuPercent(before, this.cpuSample) : undefined;
-  }
-
-  private climb(action: Extract<HungAction, { type: 'rung' }>, session: Session, now: number): void {
-    const source: DecisionSource = HUNG_SOURCE[action.sign];
-    const base = { kind: 'hung', sign: action.sign, source, rung: action.rung, detail: action.detail };
-    this.host.event('stall', base);
-    switch (action.rung) {
-      case 'interrupt':
-        this.host.event('recovery', { ...base, keys: 'Esc' });
-        this.sendKeys(session, ['\x1b']);
-        return;
-      case 'continue':
-        this.host.event('recovery', { ...base, keys: 'continuation message + Enter' });
-        this.typeContinuation(session);
-        return;
-      case 'restart': {
-        const id = this.profile.resumeFlag ? this.transcriptFacts?.sessionId : undefined;
-        const args = id && this.profile.resumeFlag ? [this.profile.resumeFlag, id] : [];
-        if (!this.host.restartAgent) break;
-        this.host.event('recovery', { ...base, keys: 'restart', resume: id ?? null });
-        // a new process: its signs start over (the ladder goes on if it hangs again)
-        this.hung = { ...initialHungState(now), rung: this.hung.rung, rungAt: now };
-        this.transcriptFacts = undefined;
-        this.cpuSample = undefined;
-        this.lastLook = undefined;
-        this.host.restartAgent(args, { why: 'hung', sign: action.sign, resume: id ?? null });
-        return;
-      }
-      case 'fail':
-        break;
+    if (action.type === 'none' && !this.state.quota && !session.exited) {
+      if (this.hungWatch.beat(now, classification.kind === 'busy', this.lastLook?.banner) === 'restarted') this.lastLook = undefined;
     }
-    this.host.fail(`the agent hung (${action.detail.slice(0, 120)}); Esc, the continuation message and a restart did not help`, 'hung');
+  }
+
+  /**
+   * Whether an unknown-command notice is about the command the agent was started with (it
+   * is in the agent's argv; or, when the notice names none, no signal came yet): then the
+   * loop cannot run. One a person typed while attached is only an agent idle at its prompt.
+   */
+  private startCommandUnknown(c: Classification): boolean {
+    if (c.kind !== 'unknown_command') return false;
+    const argv = this.host.row().agentArgv ?? [];
+    if (c.command) return argv.length === 0 ? !this.sawSignal : argv.some((a) => a === c.command || a.startsWith(`${c.command} `));
+    return !this.sawSignal;
   }
 
   /**
@@ -246,7 +209,7 @@ export class Watchdog {
     const classification = classifyScreen(this.profile, lines);
     this.lastLook = {
       version, hash: sha1(this.profile.hashedLines(lines).join('\n')), classification,
-      answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines),
+      answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
     };
     return this.lastLook;
   }
@@ -367,11 +330,7 @@ export class Watchdog {
     if (id === this.transcriptIdentity) return false;
     this.transcriptIdentity = id;
     const entries = readTranscriptTail(path);
-    let bytes = 0;
-    try {
-      bytes = statSync(path).size;
-    } catch { /* gone meanwhile: read as empty */ }
-    this.transcriptFacts = { bytes, pending: toolPending(entries), repeated: repeatedToolCalls(entries), sessionId: transcriptSessionId(entries) };
+    this.hungWatch.noteTranscript(path, entries);
     if (isReasoningLoop(lastAssistantTexts(entries, 3))) {
       this.host.event('stall', { kind: 'reasoning_loop', source: 'transcript', transcript: path });
       this.host.requestStop('reasoning_loop');

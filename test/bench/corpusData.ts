@@ -17,6 +17,8 @@ export interface CorpusEntry {
   /** The expected kind; `exited` means "not a prompt to answer" (an exit is a session event). */
   expected: ScreenKind | 'exited';
   source: string;
+  /** For copied test inputs: the source project's own expectation, in its words (see the folder's README). */
+  theirs?: string | undefined;
 }
 
 export function loadCorpus(root: string): CorpusEntry[] {
@@ -27,9 +29,9 @@ export function loadCorpus(root: string): CorpusEntry[] {
     for (const version of readdirSync(join(root, agent)).sort()) {
       const manifest = join(root, agent, version, 'manifest.json');
       if (!existsSync(manifest)) continue;
-      const { fixtures } = JSON.parse(readFileSync(manifest, 'utf8')) as { fixtures: { file: string; classification: CorpusEntry['expected']; source: string }[] };
+      const { fixtures } = JSON.parse(readFileSync(manifest, 'utf8')) as { fixtures: { file: string; classification: CorpusEntry['expected']; source: string; theirs?: string }[] };
       for (const f of fixtures) {
-        out.push({ agent: agent as AgentProfile, version, file: f.file, path: join(root, agent, version, f.file), expected: f.classification, source: f.source });
+        out.push({ agent: agent as AgentProfile, version, file: f.file, path: join(root, agent, version, f.file), expected: f.classification, source: f.source, theirs: f.theirs });
       }
     }
   }
@@ -53,4 +55,24 @@ export function judge(e: CorpusEntry): { kind: ScreenKind; agrees: boolean } {
 /** The category a kind is reported under. */
 export function category(kind: string): string {
   return ['permission_prompt', 'question', 'yes_no_prompt', 'continue_prompt'].includes(kind) ? 'prompt' : kind;
+}
+
+const PROMPT_KINDS: readonly string[] = ['permission_prompt', 'question', 'yes_no_prompt', 'continue_prompt'];
+
+/**
+ * Whether a kind agrees with the source project's own expectation, by the mappings of the
+ * fixture folders' READMEs; undefined when the fixture has none (captures, snapshots).
+ */
+export function agreesWithSource(theirs: string | undefined, kind: string): boolean | undefined {
+  switch (theirs) {
+    case undefined: return undefined;
+    case 'busy': return kind === 'busy';
+    case 'not-busy': return kind !== 'busy';
+    case 'idle': return kind === 'idle' || kind === 'unknown';
+    case 'waiting_input': return PROMPT_KINDS.includes(kind);
+    case 'waiting': return PROMPT_KINDS.includes(kind) || kind === 'idle';
+    case 'not-waiting': return !PROMPT_KINDS.includes(kind) && kind !== 'idle';
+    case 'not-prompt': return !PROMPT_KINDS.includes(kind);
+    default: return kind === theirs;
+  }
 }

@@ -33,8 +33,10 @@ describe.skipIf(!install.bin)(title, () => {
     writeClaudeConfig(home, ws.dir);
 
     const agent = `${JSON.stringify(install.bin!)} "/nonexistent-skill {taskDir}"`;
+    // A high stall threshold: Claude Code may draw its idle prompt a moment before the notice
+    // (more so on a loaded machine); the notice is decided at the first beat that sees it anyway.
     const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--agent', agent,
-      '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '3', '--backend', 'pty'],
+      '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '20', '--backend', 'pty'],
     { env: claudeEnv({ home, port: fake.port }) });
 
     const message = 'the agent does not know the command /nonexistent-skill: run `autodeck init` in the project, or set `agent`';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { answerKeys, classifyScreen } from '../../src/agents/classify.js';
+import { answerKeys, classifyScreen, screenRegions } from '../../src/agents/classify.js';
 import { PROFILES, type ScreenKind } from '../../src/agents/profiles.js';
 import { resolveProfile } from '../../src/agents/userProfiles.js';
 import type { AgentProfile } from '../../src/config/schema.js';
@@ -228,5 +228,17 @@ describe('unknown commands of other agents', () => {
     ['gemini', screen('✕ Unknown command: /ai-cli-task auto AiTasks/x', '╭──────────╮', '│ >        │', '╰──────────╯'), '/ai-cli-task'],
   ] as const)('%s', (profile, lines, command) => {
     expect(classifyScreen(PROFILES[profile], lines)).toMatchObject({ kind: 'unknown_command', command });
+  });
+});
+
+describe('a dialog whose content starts a line with `>`', () => {
+  it('is still the permission prompt, and its `>` is no input line', () => {
+    const dir = fileURLToPath(new URL('../fixtures/screens/claude/2.1.197/', import.meta.url));
+    const lines = screenLines(`${dir}permission-prompt.txt`);
+    const at = lines.findIndex((l) => l.startsWith('   echo hi > x.txt'));
+    // a long command wrapped at its redirection, as Claude Code shows it indented in the dialog
+    const wrapped = [...lines.slice(0, at + 1), '   > /tmp/autodeck-test-abc/AiTasks/real-claude/.auto-signal', ...lines.slice(at + 1)];
+    expect(classifyScreen(PROFILES.claude, wrapped).kind).toBe('permission_prompt');
+    expect(screenRegions(PROFILES.claude, wrapped).input).toBe('');
   });
 });

@@ -59,6 +59,12 @@ describe('stall counting', () => {
     expect(d.state.lastProgressAt).toBe(T0 + limits.stepTimeoutMs);
   });
 
+  it('a blank screen (an agent not drawn yet) is no stall, but the step timeout still holds', () => {
+    expect(beats(10, fresh(), 'unknown', { blank: true })).toMatchObject({ action: { type: 'none' }, state: { stallCount: 0, recoveryStep: 0 } });
+    const late = decideBeat(fresh({ lastCaptureHash: 'h' }), obs('unknown', { blank: true, now: T0 + limits.stepTimeoutMs }), limits);
+    expect(late.action).toMatchObject({ type: 'unrecognized', stepTimeout: true });
+  });
+
   it('compaction is not a stall for 30 minutes, then it is', () => {
     let s = fresh({ lastCaptureHash: 'h', stallCount: 5 });
     const during = decideBeat(s, obs('compacting', { now: T0 + 1000 }), limits);

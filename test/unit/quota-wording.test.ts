@@ -45,6 +45,22 @@ describe('quota stops in other words or not at the start of the line', () => {
     ['escape sequences in a raw stream (claude-auto-retry)', '5-hour \x1b[1mlimit\x1b[0m reached - resets 3pm', '2026-03-18T15:00:00Z'],
     ['an OSC hyperlink around it (claude-auto-retry)', '\x1b]8;;link\x1b\\5-hour limit reached\x1b]8;;\x1b\\ - resets 3pm', '2026-03-18T15:00:00Z'],
     ['usage limit, zone (claude-auto-retry)', 'Usage limit. Resets at 2pm (America/New_York)', '2026-03-18T18:00:00Z'],
+    // other wording classes seen in supervisors' tests (examples written here)
+    ['no apostrophe', 'Youve hit your limit · resets 10am (UTC)', '2026-03-19T10:00:00Z'],
+    ['upper case', "YOU'VE HIT YOUR LIMIT · resets 8pm (America/Toronto)", '2026-03-19T00:00:00Z'],
+    ['no reset given', "You've hit your limit · please wait", undefined],
+    ['an ISO instant', 'usage limit reached. Resets at 2026-03-18T17:30:00Z', '2026-03-18T17:30:00Z'],
+    ['an ISO instant with an offset', 'Usage limit reached · resets 2026-03-18T19:00:00+02:00', '2026-03-18T17:00:00Z'],
+    ['a boxed banner, reset on the next line', '╭────────────────────────╮\n│  Claude usage limit reached  │\n│  Resets at 3pm  │\n╰────────────────────────╯', '2026-03-18T15:00:00Z'],
+    ['weekly, relative days', 'Weekly limit reached, try again in 2 days', '2026-03-20T13:00:00Z'],
+    ['an unknown zone falls back to the configured one', "You've hit your limit · resets 8pm (Unknown/Timezone)", '2026-03-18T20:00:00Z'],
+    ['rate limit with its reset', 'Rate limit exceeded · resets in 10 minutes', '2026-03-18T13:10:00Z'],
+    ['the older apology', 'Sorry, your usage limit reached. Your limit will reset at 11am tomorrow', '2026-03-19T11:00:00Z'],
+    ['tomorrow, though the hour is still ahead today', 'Usage limit reached for today. Your limit will reset at 3pm tomorrow', '2026-03-19T15:00:00Z'],
+    ['the reset sentence alone', 'Your limit will reset at 12am (midnight)', '2026-03-19T00:00:00Z'],
+    ['a zone abbreviation', 'usage limit reached · resets at 5:00 PM PST', '2026-03-19T01:00:00Z'],
+    ['a daylight abbreviation', 'usage limit reached · resets at 9am EDT', '2026-03-19T13:00:00Z'],
+    ['in an hour', 'Usage limit reached. Try again in an hour.', '2026-03-18T14:00:00Z'],
   ])('%s', (_, text, expected) => {
     expect(resetOf(text, now)).toBe(expected === undefined ? undefined : at(expected));
   });
@@ -62,6 +78,14 @@ describe('not quota', () => {
     ['a usage limit mentioned without a reset', 'The usage limit of the API is documented in docs/limits.md'],
     ['a short retry delay is no quota', 'Connection refused. Please try again in 5 seconds'],
     ['context window', 'error: Context limit reached · /compact or /clear to continue'],
+    ['a bare rate limit (a tool output as likely as the agent)', 'Rate limit exceeded'],
+    ['a bare rate limit after an error label', 'Error: rate limit exceeded by provider'],
+    ['approaching, in a sentence', 'You are approaching your usage limit reached threshold'],
+    ['a forecast', 'You will reach your usage limit in about an hour'],
+    ['a question about limits', 'How do I tell when the usage limit reached state applies?'],
+    ['ulimit', 'ulimit -n 4096'],
+    ['a constant', 'const LIMIT = 10;'],
+    ['ordinary failures', 'Error: connection timeout'],
   ])('%s', (_, text) => {
     expect(findQuotaMessage(text)).toBeUndefined();
   });

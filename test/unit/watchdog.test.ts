@@ -10,7 +10,7 @@ import type { EventKind } from '../../src/store/events.js';
 import type { AgentState } from '../../src/store/agentState.js';
 
 /** A watchdog over a fake session and a real task folder, on a hand-turned clock. */
-function rig(screen: string[], opts: { profile?: keyof typeof PROFILES; hook?: () => AgentState | undefined; stepTimeoutMs?: number } = {}) {
+function rig(screen: string[], opts: { profile?: keyof typeof PROFILES; hook?: () => AgentState | undefined; stepTimeoutMs?: number; argv?: string[] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'autodeck-watchdog-'));
   mkdirSync(join(dir, '.working'));
   const writes: string[] = [];
@@ -19,7 +19,7 @@ function rig(screen: string[], opts: { profile?: keyof typeof PROFILES; hook?: (
   const details: { kind: EventKind; detail: Record<string, unknown> }[] = [];
   const failures: { message: string; code: string }[] = [];
   let now = Date.parse('2026-11-22T05:00:00Z');
-  let row = { taskDir: dir, status: 'running', stallCount: 0, lastCaptureHash: '', recoveryStep: 0, recoveryTotal: 0, quotaWaitSince: '', quotaWaitMs: 0, startedAt: new Date(now).toISOString() } as unknown as LoopRow;
+  let row = { taskDir: dir, status: 'running', stallCount: 0, lastCaptureHash: '', recoveryStep: 0, recoveryTotal: 0, quotaWaitSince: '', quotaWaitMs: 0, startedAt: new Date(now).toISOString(), agentArgv: opts.argv ?? [] } as unknown as LoopRow;
   const session = { exited: false, screen: () => screen, write: (d: string) => writes.push(d) } as unknown as Session;
   const host: WatchdogHost = {
     taskDir: dir, now: () => now, session: () => session, row: () => row,
@@ -33,7 +33,7 @@ function rig(screen: string[], opts: { profile?: keyof typeof PROFILES; hook?: (
     now += 1000;
     dog.beat();
   };
-  return { dir, writes, events, details, failures, stops, beat, row: () => row, advance: (ms: number) => (now += ms) };
+  return { dir, writes, events, details, failures, stops, beat, row: () => row, advance: (ms: number) => (now += ms), dog };
 }
 
 describe('the silent continue', () => {
@@ -99,6 +99,23 @@ describe('a command the agent does not know (issue 10 item 5)', () => {
     expect(r.failures).toEqual([{ code: 'unknown_command', message: 'the agent does not know the command /ai-cli-task: run `autodeck init` in the project, or set `agent`' }]);
     expect(r.writes).toEqual([]);
     expect(r.details[0]).toMatchObject({ kind: 'stall', detail: { kind: 'unknown_command', source: 'screen', command: '/ai-cli-task' } });
+  });
+  it('when the agent was started with that command', () => {
+    const r = rig(CLAUDE_UNKNOWN, { profile: 'claude', argv: ['claude', '/ai-cli-task auto /w/AiTasks/x'] });
+    r.beat();
+    expect(r.failures).toHaveLength(1);
+  });
+  it('a command a person typed while attached is no failure: the agent is idle at its prompt', () => {
+    const r = rig(CLAUDE_UNKNOWN, { profile: 'claude', argv: ['claude', '/autodeck-auto /w/AiTasks/x'] });
+    for (let i = 0; i < 3; i++) r.beat();
+    expect(r.failures).toEqual([]);
+    expect(r.writes[0]).toBe(PROFILES.claude.continuationMessage);
+  });
+  it('without argv, only before the first signal', () => {
+    const r = rig(CLAUDE_UNKNOWN, { profile: 'claude' });
+    r.dog.onSignal();
+    for (let i = 0; i < 3; i++) r.beat();
+    expect(r.failures).toEqual([]);
   });
   it('even when the hooks report idle', () => {
     const r = rig(CLAUDE_UNKNOWN, { profile: 'claude', hook: () => 'idle' });
