@@ -65,5 +65,6 @@ export function printable(text: string): string {
 /** One human line per event (`autodeck run` on stderr, `autodeck log`). */
 export function formatEvent(e: LoopEvent, name?: string): string {
   const who = name ?? (e.taskDir.split('/').pop() || e.session);
-  return printable(`${clock(e.at)}  ${who}  ${e.kind}  ${describeEvent(e)}`.trimEnd());
+  const repeats = e.repeats && e.repeats > 1 ? ` (${e.repeats} times in a row${e.lastAt ? `, last at ${clock(e.lastAt)}` : ''})` : '';
+  return printable(`${clock(e.at)}  ${who}  ${e.kind}  ${describeEvent(e)}${repeats}`.trimEnd());
 }

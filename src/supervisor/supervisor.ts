@@ -336,7 +336,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>): void {
     const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
     try {
-      event.id = this.store.events.insert(event);
+      const { id, repeats } = this.store.events.record(event);
+      event.id = id;
+      if (repeats > 1) event.repeats = repeats;
     } catch (err) {
       // The log must never take a loop down; the listeners still hear of it.
       event.detail = { ...detail, logError: (err as Error).message };
