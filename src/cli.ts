@@ -21,10 +21,12 @@ const usage = (settingsHelp: string): string => `
     --json            machine-readable output (run: NDJSON events on stdout)
     --force           stop: kill the agent at once
     --last N          log / history: how many (log 50, history 20)
+    --refuse-failed   run: do not start on a module whose last loop failed (exit 3)
     --help, --version
 
   Exit codes: 0 all went as asked (run: every loop complete), 1 a loop ended another
-  way or nothing was found, 2 usage or settings error, 3 conflict (already running),
+  way or nothing was found, 2 usage or settings error, 3 conflict (already running;
+  run --refuse-failed: the last loop failed),
   130 interrupted.
 
 ${settingsHelp.replace(/^/gm, '  ')}
@@ -86,6 +88,7 @@ async function parseWithMeow(argv: string[]) {
         json: { type: 'boolean' },
         force: { type: 'boolean' },
         last: { type: 'string' },
+        refuseFailed: { type: 'boolean' },
       },
     });
   } catch (err) {

@@ -16,7 +16,8 @@ export function describeEvent(e: LoopEvent): string {
   const d = e.detail;
   switch (e.kind) {
     case 'started':
-      return `started (max ${d.maxIterations} iterations, timeout ${d.timeoutMinutes} min): ${(d.argv as string[] | undefined)?.join(' ') ?? ''}`;
+      return `started (max ${d.maxIterations} iterations, timeout ${d.timeoutMinutes} min): ${(d.argv as string[] | undefined)?.join(' ') ?? ''}` +
+        (d.replacedFailed ? `; replaces a FAILED loop that needed manual intervention (${String((d.replacedFailed as { why?: unknown }).why)})` : '');
     case 'signal':
       return `iteration ${d.iteration}: ${d.step}${d.checkpoint ? `(${d.checkpoint})` : ''} ${d.result} -> ${d.next}`;
     case 'signal_invalid':

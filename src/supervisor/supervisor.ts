@@ -41,6 +41,21 @@ import { resolveProfile } from '../agents/userProfiles.js';
 import { claudeProjectDir } from '../agents/transcript.js';
 import type { BeatLimits } from './heartbeat.js';
 
+/** What a new start says of the failed loop it replaces (in its `started` event). */
+export interface ReplacedFailed {
+  why: string;
+  iteration: number;
+  restartCount: number;
+  startedAt: string | undefined;
+}
+
+function failedSummary(row: LoopRow, lastEvents: readonly LoopEvent[]): ReplacedFailed {
+  const failed = [...lastEvents].reverse().find((e) => e.kind === 'failed');
+  const message = typeof failed?.detail.message === 'string' ? failed.detail.message : undefined;
+  const why = message ?? (row.stopReason ? `stop reason ${row.stopReason}` : `after ${row.restartCount} restarts`);
+  return { why, iteration: row.iteration, restartCount: row.restartCount, startedAt: row.startedAt ?? undefined };
+}
+
 /** What the supervisor needs of the settings (SPEC 3). */
 export interface SupervisorSettings extends LoopSettings {
   /** The user's additions to the agent profiles (settings file `profiles`). */
@@ -56,7 +71,7 @@ export interface SupervisorSettings extends LoopSettings {
 
 /** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
 export class StartRefused extends Error {
-  constructor(readonly kind: 'usage' | 'conflict', message: string) {
+  constructor(readonly kind: 'usage' | 'conflict' | 'failed', message: string) {
     super(message);
     this.name = 'StartRefused';
   }
@@ -65,6 +80,8 @@ export class StartRefused extends Error {
 export interface StartOptions {
   maxIterations?: number;
   timeoutMinutes?: number;
+  /** Refuse (StartRefused 'failed') instead of replacing a loop that failed and needs a person. */
+  refuseFailed?: boolean;
 }
 
 export interface SupervisorOptions {
@@ -142,6 +159,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       if (this.isOrphan(existing)) return this.adopt(existing);
       throw this.conflict(existing);
     }
+    // A failed loop asked for manual intervention: starting again clears that, so say so.
+    const replacedFailed = existing ? failedSummary(existing, this.store.events.list(20, existing.taskDir)) : undefined;
+    if (replacedFailed && opts.refuseFailed) {
+      throw new StartRefused('failed', `${module.name}: the last loop on this module failed (${replacedFailed.why}) and needs manual intervention; not started (--refuse-failed)`);
+    }
 
     const argv = expandAgentArgv(this.settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
     const cwd = this.settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
@@ -174,7 +196,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     for (const name of [STOP_FILE, SIGNAL_FILE, SIGNAL_TMP_FILE]) removeIfPresent(join(module.dir, name));
 
     const loop = this.makeLoop(row);
-    this.record(row, 'started', { maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid });
+    this.record(row, 'started', {
+      maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid, ...(replacedFailed ? { replacedFailed } : {}),
+    });
     loop.begin();
     this.emit('change');
     return loop;
