@@ -123,6 +123,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private readonly loops = new Map<string, Loop>();
   private readonly ticker: NodeJS.Timeout;
   private lastLeaseAt = 0;
+  /** Set by keepAdopting: how often to look for orphaned loops, and when it last looked. */
+  private adoptEveryMs = 0;
+  private lastAdoptAt = 0;
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -255,6 +258,17 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return adopted;
   }
 
+  /**
+   * Keeps adopting: every heartbeat (at least every TICK_MS), loops whose owner died are
+   * taken over (SPEC 5.6), so that the limits of a dead `run`'s tmux loops keep holding
+   * while a dashboard or `serve` is alive. The pid check is local and cheap; another
+   * host's owner counts as gone only after its lease expires.
+   */
+  keepAdopting(everyMs = Math.max(TICK_MS, this.settings.heartbeatSeconds * 1000)): void {
+    this.adoptEveryMs = everyMs;
+    this.lastAdoptAt = this.now();
+  }
+
   /** Takes one orphaned loop over; undefined when it ended (or failed) at once, or another process won it. */
   private adopt(orphan: LoopRow): Loop | undefined {
     const at = new Date(this.now()).toISOString();
@@ -379,6 +393,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       });
     }
     const now = this.now();
+    if (this.adoptEveryMs > 0 && Math.abs(now - this.lastAdoptAt) >= this.adoptEveryMs) {
+      this.lastAdoptAt = now;
+      // A suspended loop was left on purpose for the next launch (SPEC 5.7), not orphaned by a crash.
+      this.adoptOrphans((row) => row.status !== 'suspended');
+    }
     if (now - this.lastLeaseAt >= LEASE_REFRESH_MS && this.loops.size > 0) {
       this.lastLeaseAt = now;
       const at = new Date(now).toISOString();
