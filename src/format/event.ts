@@ -48,6 +48,8 @@ export function describeEvent(e: LoopEvent): string {
       return `Stop hook re-engaged the agent (${d.completed}/${d.total} tasks): ${d.reason}`;
     case 'hook_allow':
       return `Stop hook let the agent stop (${d.rule}${d.outcome ? `, ${d.outcome}` : ''}): ${d.reason}`;
+    case 'error':
+      return `${d.where ? `${String(d.where)}: ` : ''}${String(d.message)}`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:

@@ -6,6 +6,7 @@ import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../prot
 import { removeIfPresent } from '../protocol/atomic.js';
 import type { Session, SessionExit, SessionFactory } from '../sessions/session.js';
 import type { Store } from '../store/index.js';
+import { isBusyError } from '../store/db.js';
 import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 import type { AgentState } from '../store/agentState.js';
@@ -36,6 +37,8 @@ export const TRAILING_POLL_MS = 60;
 
 /** After SIGTERM, how long an agent has before SIGKILL (SPEC 5.2). */
 export const KILL_AFTER_TERM_MS = 5000;
+/** How often a loop's end is tried again while another process holds the database. */
+export const END_RETRY_MS = 1000;
 
 export interface LoopDeps {
   store: Store;
@@ -47,6 +50,8 @@ export interface LoopDeps {
   changed: () => void;
   /** The loop is over; its row is gone (or kept as failed). */
   ended: (loop: Loop, run: RunRow) => void;
+  /** A write found the database locked by another process; it is retried later. */
+  busy?: (err: unknown) => void;
 }
 
 export interface LoopSpec {
@@ -463,17 +468,34 @@ export class Loop {
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? '', forced: this.forced,
       recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
     };
+    this.saveEnd(run, outcome, keepRow);
+  }
+
+  /**
+   * Records the run and removes (or fails) the row, in one transaction. While another
+   * process holds the database it tries again every second: the outcome is never lost,
+   * and the row stays until it is written.
+   */
+  private saveEnd(run: Omit<RunRow, 'id'>, outcome: Outcome, keepRow: boolean): void {
+    const row = this.row;
     let id = 0;
-    this.deps.store.tx(() => {
-      id = this.deps.store.runs.insert(run);
-      if (keepRow) {
-        this.patch({ status: 'failed', agentPid: null });
-        this.event('failed', { message: RESTART_LIMIT_MESSAGE, restarts: row.restartCount });
-      } else {
-        this.deps.store.loops.delete(row.session);
-      }
-      this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
-    });
+    try {
+      this.deps.store.tx(() => {
+        id = this.deps.store.runs.insert(run);
+        if (keepRow) {
+          this.patch({ status: 'failed', agentPid: null });
+          this.event('failed', { message: RESTART_LIMIT_MESSAGE, restarts: row.restartCount });
+        } else {
+          this.deps.store.loops.delete(row.session);
+        }
+        this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
+      });
+    } catch (err) {
+      if (!isBusyError(err)) throw err;
+      this.deps.busy?.(err);
+      setTimeout(() => this.saveEnd(run, outcome, keepRow), END_RETRY_MS);
+      return;
+    }
     this.deps.ended(this, { id, ...run });
   }
 
@@ -529,9 +551,21 @@ export class Loop {
       // Counters waiting for the next flush go along: the row is written whole or not at all.
       const write = { ...this.pendingFields(), ...patch };
       this.pending.clear();
-      this.deps.store.loops.update(this.row.session, write);
+      try {
+        this.deps.store.loops.update(this.row.session, write);
+      } catch (err) {
+        // Another process holds the database: keep the change for the next flush (no lost update).
+        if (!isBusyError(err)) throw err;
+        this.requeue(write);
+        this.deps.busy?.(err);
+      }
     }
     this.deps.changed();
+  }
+
+  /** Fields whose write failed: written again at the next flush (this.row holds their values). */
+  private requeue(write: Partial<LoopRow>): void {
+    for (const k of Object.keys(write) as (keyof LoopRow)[]) this.pending.add(k);
   }
 
   /**
@@ -559,7 +593,12 @@ export class Loop {
     if (this.over || this.pending.size === 0) return;
     const write = this.pendingFields();
     this.pending.clear();
-    this.deps.store.loops.update(this.row.session, write);
+    try {
+      this.deps.store.loops.update(this.row.session, write);
+    } catch (err) {
+      this.requeue(write);
+      throw err;
+    }
   }
 
   private event(kind: EventKind, detail: Record<string, unknown>): void {

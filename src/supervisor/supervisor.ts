@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
 import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agent/command.js';
 import { gitTopLevel, sessionName } from '../paths.js';
@@ -10,7 +11,7 @@ import { spawnPtySession } from '../sessions/pty.js';
 import { attachTmuxSession, tmuxFactory } from '../sessions/tmux.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
-import { isConstraintError } from '../store/db.js';
+import { BUSY_TIMEOUT_MS, isBusyError, isConstraintError, withBusyTimeout } from '../store/db.js';
 import type { EventKind, LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
@@ -100,6 +101,14 @@ export interface SupervisorOptions {
 export const TICK_MS = 500;
 /** How often the owner heartbeat is written; well inside the 5-minute lease. */
 export const LEASE_REFRESH_MS = 15_000;
+/**
+ * How long the supervisor's own writes wait for a lock held by another process. Short:
+ * the connection is synchronous, and a wait is a frozen dashboard. A write that finds
+ * the database locked is kept and tried again at the next tick (no lost update).
+ */
+export const SUPERVISOR_BUSY_MS = 20;
+/** Events kept in memory while the database is locked, at most. */
+const MAX_UNSAVED_EVENTS = 10_000;
 
 interface SupervisorEvents {
   event: [LoopEvent];
@@ -126,6 +135,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Set by keepAdopting: how often to look for orphaned loops, and when it last looked. */
   private adoptEveryMs = 0;
   private lastAdoptAt = 0;
+  /** Events not yet written (the database was locked), oldest first. */
+  private readonly unsaved: LoopEvent[] = [];
+  private droppedUnsaved = 0;
+  /** Since when (this.now) writes find the database locked; undefined when they do not. */
+  private busySince: number | undefined;
+  private busyReported = false;
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -137,6 +152,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.host = opts.host ?? hostname();
     this.pid = opts.pid ?? process.pid;
     this.env = opts.env ?? process.env;
+    this.store.db.pragma(`busy_timeout = ${SUPERVISOR_BUSY_MS}`);
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
 
@@ -151,6 +167,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
    * Throws StartRefused.
    */
   start(path: string, opts: StartOptions = {}): Loop | undefined {
+    // A start is asked for and answered: it may wait the full busy timeout, then says so.
+    return withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.startNow(path, opts));
+  }
+
+  private startNow(path: string, opts: StartOptions): Loop | undefined {
     const resolved = resolveModule(path, this.settings.roots);
     if (!resolved.ok) throw new StartRefused('usage', resolved.error);
     const { module } = resolved;
@@ -230,6 +251,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       record: (r, kind, detail) => this.record(r, kind, detail),
       changed: () => this.emit('change'),
       ended: (l, run) => this.onEnded(l, run),
+      busy: () => this.noteBusy(),
     });
     this.loops.set(row.taskDir, loop);
     return loop;
@@ -374,17 +396,79 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>): void {
     const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
     try {
+      // Behind events a lock held back, an event waits its turn: the log keeps its order.
+      if (this.unsaved.length > 0) throw new Database.SqliteError('events are waiting to be written', 'SQLITE_BUSY');
       const { id, repeats } = this.store.events.record(event);
       event.id = id;
       if (repeats > 1) event.repeats = repeats;
     } catch (err) {
-      // The log must never take a loop down; the listeners still hear of it.
-      event.detail = { ...detail, logError: (err as Error).message };
+      if (isBusyError(err)) {
+        // Kept, and written at the first tick the database is free again.
+        this.unsaved.push(event);
+        if (this.unsaved.length > MAX_UNSAVED_EVENTS) {
+          this.unsaved.shift();
+          this.droppedUnsaved++;
+        }
+        this.noteBusy();
+      } else {
+        // The log must never take a loop down; the listeners still hear of it.
+        event.detail = { ...detail, logError: (err as Error).message };
+      }
     }
     this.emit('event', event);
   }
 
+  /** A write found the database locked: said once, when it outlasts the busy timeout. */
+  private noteBusy(): void {
+    const now = this.now();
+    this.busySince ??= now;
+    if (this.busyReported || now - this.busySince < BUSY_TIMEOUT_MS) return;
+    this.busyReported = true;
+    this.emit('event', {
+      at: new Date(now).toISOString(), session: '', taskDir: '', kind: 'error',
+      detail: { where: 'database', message: `the state database is locked by another process (for ${Math.round((now - this.busySince) / 1000)} s); the loops go on, their changes are kept and written when it is free` },
+    });
+  }
+
+  /** Writes the events a lock held back. */
+  private saveUnsaved(): void {
+    if (this.unsaved.length === 0) return;
+    this.store.tx(() => {
+      for (const e of this.unsaved) this.store.events.record(e);
+    });
+    this.unsaved.length = 0;
+  }
+
   private tick(): void {
+    try {
+      this.tickNow();
+    } catch (err) {
+      if (!isBusyError(err)) throw err;
+      this.noteBusy();
+      return;
+    }
+    if (this.busySince !== undefined) {
+      const lockedMs = this.now() - this.busySince;
+      const reported = this.busyReported;
+      this.busySince = undefined;
+      this.busyReported = false;
+      if (reported) {
+        const dropped = this.droppedUnsaved;
+        this.droppedUnsaved = 0;
+        this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', {
+          where: 'database', message: `the state database is free again after about ${Math.round(lockedMs / 1000)} s; every change was written${dropped ? ` except ${dropped} events (over ${MAX_UNSAVED_EVENTS} held)` : ''}`,
+        });
+      }
+    }
+  }
+
+  private tickNow(): void {
+    if (this.busySince !== undefined) {
+      // Still locked? Take the write lock for a moment (throws busy while another holds it).
+      this.store.db.exec('BEGIN IMMEDIATE');
+      this.store.db.exec('ROLLBACK');
+    }
+    this.saveUnsaved();
     for (const loop of this.active()) loop.tick();
     const dirty = this.active().filter((loop) => loop.dirty);
     if (dirty.length > 0) {
@@ -410,6 +494,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Stops timers and watchers; loops' rows stay for the next owner (SPEC 5.6). */
   close(): void {
     clearInterval(this.ticker);
+    try {
+      withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.saveUnsaved());
+    } catch { /* still locked after the full wait: those events are lost, the rows are not */ }
     for (const loop of this.active()) loop.detach();
   }
 }

@@ -47,7 +47,7 @@ for (const backend of ['pty', 'tmux'] as const) {
         return c;
       };
       let owner = launch();
-      const session = (await waitFor(() => loopRow(ws.db, dir)?.agent_pid && loopRow(ws.db, dir), 'the first agent')).session_name;
+      const session = (await waitFor(() => { const r = loopRow(ws.db, dir); return r?.agent_pid ? r : undefined; }, 'the first agent')).session_name;
 
       // Watch all along: agents alive for the session, and the iteration.
       let doubled = 0;
