@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
@@ -88,6 +89,7 @@ export class Loop {
   private exitStage = 0;
   private trailingPoll: NodeJS.Timeout | undefined;
   private readonly pending = new Set<keyof LoopRow>();
+  private folderPresent = true;
   /** When the current agent session was started or re-attached. */
   private sessionSince = 0;
   /** A person has the agent's terminal (attach mode). */
@@ -225,6 +227,7 @@ export class Loop {
   /** Cheap checks that do not wait for the watcher: limits, and files it may have missed. */
   tick(): void {
     if (this.over) return;
+    this.checkFolder();
     this.poll();
     if (this.stopping) return;
     const reason = limitReached(this.row, this.deps.now());
@@ -241,6 +244,18 @@ export class Loop {
       this.trailingPoll = undefined;
       this.poll();
     }, TRAILING_POLL_MS);
+  }
+
+  /** The module folder removed or renamed under the loop (or back again): said once each way. */
+  private checkFolder(): void {
+    const present = existsSync(this.row.taskDir);
+    if (present === this.folderPresent) return;
+    this.folderPresent = present;
+    this.event('error', {
+      where: 'module folder',
+      message: present ? 'the module folder is back; the loop goes on'
+        : 'the module folder is gone (removed or renamed); the loop goes on while its agent runs, and ends without a restart when it exits',
+    });
   }
 
   private poll(): void {
@@ -421,6 +436,11 @@ export class Loop {
     this.session = undefined;
     if (this.stopping) {
       this.finish();
+      return;
+    }
+    // No folder, nothing to restart on: the loop ends (the log said why).
+    if (!existsSync(this.row.taskDir)) {
+      this.end('stopped', false);
       return;
     }
     // A crash (SPEC 5.5): restart with backoff unless the limit is reached.

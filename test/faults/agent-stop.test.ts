@@ -14,7 +14,7 @@ import { recordRow } from './helpers/results.js';
 let ws: Workspace;
 afterEach(() => ws?.cleanup());
 
-const FLAGS = ['--max-iterations', '1000', '--stall-threshold', '2', '--recovery-per-iteration', '1', '--recovery-total', '1', '--grace', '1'];
+const FLAGS = ['--heartbeat', '0.25', '--max-iterations', '1000', '--stall-threshold', '2', '--recovery-per-iteration', '1', '--recovery-total', '1', '--grace', '1'];
 
 describe('fault: agent SIGSTOPped and SIGCONTed', () => {
   it('a stop is a stall; after SIGCONT the loop completes, nothing lost or doubled', async () => {
@@ -34,7 +34,7 @@ describe('fault: agent SIGSTOPped and SIGCONTed', () => {
     const [result] = runsOf(ws.db, dir);
     const pass = code === 0 && result?.outcome === 'complete' && strictlyUp && agents.length === 1;
     recordRow({ fault: 'agent SIGSTOP, SIGCONT after the stall', atRisk: 1, lost: result?.outcome === 'complete' ? 0 : 1, doubled: agents.length > 1 ? 1 : 0, pass,
-      note: `stall seen ${msBetween(stoppedAt, stall.at)} ms after SIGSTOP (bound: 2 heartbeats of 500 ms)` });
+      note: `stall seen ${msBetween(stoppedAt, stall.at)} ms after SIGSTOP (bound: 2 heartbeats of 250 ms)` });
     expect(code, run.stderr()).toBe(0);
     expect(result).toMatchObject({ outcome: 'complete' });
     expect(strictlyUp, iterations.join(',')).toBe(true);
