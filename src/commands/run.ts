@@ -2,7 +2,7 @@ import { openSupervisor } from './supervised.js';
 import { StartRefused, type StartOptions } from '../supervisor/supervisor.js';
 import type { RunRow } from '../store/runs.js';
 import { duration, printable } from '../format/event.js';
-import { isBusyError } from '../store/db.js';
+import { isBusyError, isDiskFullError } from '../store/db.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
 
 /** One loop to start: a task folder and, optionally, its own limits. */
@@ -47,6 +47,11 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
     } catch (err) {
       if (isBusyError(err)) {
         line(ctx.stderr, `autodeck: ${dir}: the state database is locked by another process (waited 5 s); not started`);
+        busy++;
+        continue;
+      }
+      if (isDiskFullError(err)) {
+        line(ctx.stderr, `autodeck: ${dir}: the disk holding the state database is full; not started`);
         busy++;
         continue;
       }

@@ -57,3 +57,15 @@ export function withBusyTimeout<T>(db: Db, ms: number, fn: () => T): T {
     db.pragma(`busy_timeout = ${before}`);
   }
 }
+
+/**
+ * A write that may work later: the database locked by another process, or the disk full
+ * (SQLite rolls the transaction back). Callers keep the change and try again.
+ */
+export function isTransientWriteError(err: unknown): boolean {
+  return isBusyError(err) || isDiskFullError(err);
+}
+
+export function isDiskFullError(err: unknown): boolean {
+  return err instanceof Database.SqliteError && (err.code === 'SQLITE_FULL' || err.code.startsWith('SQLITE_IOERR'));
+}

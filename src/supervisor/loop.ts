@@ -7,7 +7,7 @@ import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../prot
 import { removeIfPresent } from '../protocol/atomic.js';
 import type { Session, SessionExit, SessionFactory } from '../sessions/session.js';
 import type { Store } from '../store/index.js';
-import { isBusyError } from '../store/db.js';
+import { isTransientWriteError } from '../store/db.js';
 import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 import type { AgentState } from '../store/agentState.js';
@@ -46,7 +46,7 @@ export interface LoopDeps {
   spawn: SessionFactory;
   now: () => number;
   /** Records an event (database and listeners); called inside the loop's transactions. */
-  record: (row: LoopRow, kind: EventKind, detail: Record<string, unknown>) => void;
+  record: (row: LoopRow, kind: EventKind, detail: Record<string, unknown>, opts?: { again?: boolean }) => void;
   /** Something visible changed. */
   changed: () => void;
   /** The loop is over; its row is gone (or kept as failed). */
@@ -90,6 +90,8 @@ export class Loop {
   private trailingPoll: NodeJS.Timeout | undefined;
   private readonly pending = new Set<keyof LoopRow>();
   private folderPresent = true;
+  /** What the open transaction of this loop wrote, to be kept should its commit fail. */
+  private inTx: { writes: Partial<LoopRow>[]; events: [LoopRow, EventKind, Record<string, unknown>][] } | undefined;
   /** When the current agent session was started or re-attached. */
   private sessionSince = 0;
   /** A person has the agent's terminal (attach mode). */
@@ -329,7 +331,7 @@ export class Loop {
     const signal = read.signal;
     const { patch } = applySignal(this.row, signal, new Date(this.deps.now()));
     if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ ...patch, stallCount: 0 });
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
@@ -387,7 +389,7 @@ export class Loop {
   }
 
   private noteStopRequested(reason: StopReason, force: boolean, by: string): void {
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ status: 'stopping', stopReason: reason });
       this.event('stop_requested', { reason, force, by });
     });
@@ -399,7 +401,7 @@ export class Loop {
     this.forceStop = true;
     this.stopReason ??= reason;
     if (this.agentAlive()) this.forced = true;
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ status: 'stopping', stopReason: this.stopReason ?? reason, forced: this.forced });
       this.event('stop_requested', { reason, force: true, by });
     });
@@ -450,7 +452,7 @@ export class Loop {
     }
     const attempt = this.row.restartCount + 1;
     const delay = restartBackoffMs(attempt);
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ restartCount: attempt, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null });
       this.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode });
     });
@@ -511,7 +513,7 @@ export class Loop {
         this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
       });
     } catch (err) {
-      if (!isBusyError(err)) throw err;
+      if (!isTransientWriteError(err)) throw err;
       this.deps.busy?.(err);
       setTimeout(() => this.saveEnd(run, outcome, keepRow), END_RETRY_MS);
       return;
@@ -542,7 +544,7 @@ export class Loop {
     const session = this.session;
     this.session = undefined; // its exit is no crash: the exit listener ignores a session no longer ours
     const running = session !== undefined && !session.exited;
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ status: this.row.status === 'stopping' ? 'stopping' : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
       if (running) this.event('agent_exit', { action: 'SIGKILL', why: 'autodeck is shutting down; the loop is suspended until the next launch' });
     });
@@ -573,9 +575,10 @@ export class Loop {
       this.pending.clear();
       try {
         this.deps.store.loops.update(this.row.session, write);
+        this.inTx?.writes.push(write);
       } catch (err) {
-        // Another process holds the database: keep the change for the next flush (no lost update).
-        if (!isBusyError(err)) throw err;
+        // Another process holds the database, or the disk is full: keep the change for the next flush (no lost update).
+        if (!isTransientWriteError(err)) throw err;
         this.requeue(write);
         this.deps.busy?.(err);
       }
@@ -583,8 +586,31 @@ export class Loop {
     this.deps.changed();
   }
 
+  /**
+   * One transaction of the loop's changes. When it cannot be committed (the database
+   * locked, the disk full) nothing is lost: the row fields written inside go back to the
+   * next flush, and the events recorded inside are recorded again (held until written).
+   */
+  private tx(fn: () => void): void {
+    const outer = this.inTx;
+    if (outer) return fn();
+    const txn: { writes: Partial<LoopRow>[]; events: [LoopRow, EventKind, Record<string, unknown>][] } = { writes: [], events: [] };
+    this.inTx = txn;
+    try {
+      this.deps.store.tx(fn);
+    } catch (err) {
+      if (!isTransientWriteError(err)) throw err;
+      for (const w of txn.writes) this.requeue(w);
+      this.inTx = undefined;
+      for (const [row, kind, detail] of txn.events) this.deps.record(row, kind, detail, { again: true });
+      this.deps.busy?.(err);
+    } finally {
+      this.inTx = undefined;
+    }
+  }
+
   /** Fields whose write failed: written again at the next flush (this.row holds their values). */
-  private requeue(write: Partial<LoopRow>): void {
+  requeue(write: Partial<LoopRow>): void {
     for (const k of Object.keys(write) as (keyof LoopRow)[]) this.pending.add(k);
   }
 
@@ -608,9 +634,12 @@ export class Loop {
     return this.pending.size > 0;
   }
 
-  /** Writes the counters patched for later; the supervisor calls it inside one transaction. */
-  flush(): void {
-    if (this.over || this.pending.size === 0) return;
+  /**
+   * Writes the counters patched for later; the supervisor calls it inside one
+   * transaction, and hands the write back (requeue) should that transaction fail.
+   */
+  flush(): Partial<LoopRow> | undefined {
+    if (this.over || this.pending.size === 0) return undefined;
     const write = this.pendingFields();
     this.pending.clear();
     try {
@@ -619,9 +648,11 @@ export class Loop {
       this.requeue(write);
       throw err;
     }
+    return write;
   }
 
   private event(kind: EventKind, detail: Record<string, unknown>): void {
+    this.inTx?.events.push([this.row, kind, detail]);
     this.deps.record(this.row, kind, detail);
   }
 }

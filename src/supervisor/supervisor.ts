@@ -11,7 +11,7 @@ import { spawnPtySession } from '../sessions/pty.js';
 import { attachTmuxSession, tmuxFactory } from '../sessions/tmux.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
-import { BUSY_TIMEOUT_MS, isBusyError, isConstraintError, withBusyTimeout } from '../store/db.js';
+import { BUSY_TIMEOUT_MS, isConstraintError, isDiskFullError, isTransientWriteError, withBusyTimeout } from '../store/db.js';
 import type { EventKind, LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
@@ -248,10 +248,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
       now: this.now,
-      record: (r, kind, detail) => this.record(r, kind, detail),
+      record: (r, kind, detail, opts) => this.record(r, kind, detail, opts),
       changed: () => this.emit('change'),
       ended: (l, run) => this.onEnded(l, run),
-      busy: () => this.noteBusy(),
+      busy: (err) => this.noteBusy(err),
     });
     this.loops.set(row.taskDir, loop);
     return loop;
@@ -393,7 +393,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.emit('change');
   }
 
-  private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>): void {
+  /** Writes an event and tells the listeners; `again`: a rolled-back one, written again, already told. */
+  private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>, opts: { again?: boolean } = {}): void {
     const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
     try {
       // Behind events a lock held back, an event waits its turn: the log keeps its order.
@@ -402,31 +403,37 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       event.id = id;
       if (repeats > 1) event.repeats = repeats;
     } catch (err) {
-      if (isBusyError(err)) {
-        // Kept, and written at the first tick the database is free again.
+      if (isTransientWriteError(err)) {
+        // Kept, and written at the first tick the database takes writes again.
         this.unsaved.push(event);
         if (this.unsaved.length > MAX_UNSAVED_EVENTS) {
           this.unsaved.shift();
           this.droppedUnsaved++;
         }
-        this.noteBusy();
+        this.noteBusy(err);
       } else {
         // The log must never take a loop down; the listeners still hear of it.
         event.detail = { ...detail, logError: (err as Error).message };
       }
     }
-    this.emit('event', event);
+    if (!opts.again) this.emit('event', event);
   }
 
-  /** A write found the database locked: said once, when it outlasts the busy timeout. */
-  private noteBusy(): void {
+  /**
+   * A write failed for now: the database locked by another process (said once, when it
+   * outlasts the busy timeout), or the disk full (said at once).
+   */
+  private noteBusy(err: unknown): void {
     const now = this.now();
     this.busySince ??= now;
-    if (this.busyReported || now - this.busySince < BUSY_TIMEOUT_MS) return;
+    const full = isDiskFullError(err);
+    if (this.busyReported || (!full && now - this.busySince < BUSY_TIMEOUT_MS)) return;
     this.busyReported = true;
+    const what = full ? `the disk holding the state database is full (${(err as { code?: string }).code})`
+      : `the state database is locked by another process (for ${Math.round((now - this.busySince) / 1000)} s)`;
     this.emit('event', {
       at: new Date(now).toISOString(), session: '', taskDir: '', kind: 'error',
-      detail: { where: 'database', message: `the state database is locked by another process (for ${Math.round((now - this.busySince) / 1000)} s); the loops go on, their changes are kept and written when it is free` },
+      detail: { where: 'database', message: `${what}; the loops go on, their changes are kept and written when it takes writes again` },
     });
   }
 
@@ -443,8 +450,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     try {
       this.tickNow();
     } catch (err) {
-      if (!isBusyError(err)) throw err;
-      this.noteBusy();
+      if (!isTransientWriteError(err)) throw err;
+      this.noteBusy(err);
       return;
     }
     if (this.busySince !== undefined) {
@@ -456,7 +463,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         const dropped = this.droppedUnsaved;
         this.droppedUnsaved = 0;
         this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', {
-          where: 'database', message: `the state database is free again after about ${Math.round(lockedMs / 1000)} s; every change was written${dropped ? ` except ${dropped} events (over ${MAX_UNSAVED_EVENTS} held)` : ''}`,
+          where: 'database', message: `the state database takes writes again after about ${Math.round(lockedMs / 1000)} s; every change was written${dropped ? ` except ${dropped} events (over ${MAX_UNSAVED_EVENTS} held)` : ''}`,
         });
       }
     }
@@ -464,17 +471,28 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private tickNow(): void {
     if (this.busySince !== undefined) {
-      // Still locked? Take the write lock for a moment (throws busy while another holds it).
-      this.store.db.exec('BEGIN IMMEDIATE');
-      this.store.db.exec('ROLLBACK');
+      // Does the database take writes again? One real, harmless write (the same schema
+      // version) needs the write lock and a page of disk; it throws while either is missing.
+      const version = this.store.db.pragma('user_version', { simple: true }) as number;
+      this.store.db.pragma(`user_version = ${version}`);
     }
     this.saveUnsaved();
     for (const loop of this.active()) loop.tick();
     const dirty = this.active().filter((loop) => loop.dirty);
     if (dirty.length > 0) {
-      this.store.tx(() => {
-        for (const loop of dirty) loop.flush();
-      });
+      const written: [Loop, Partial<LoopRow>][] = [];
+      try {
+        this.store.tx(() => {
+          for (const loop of dirty) {
+            const write = loop.flush();
+            if (write) written.push([loop, write]);
+          }
+        });
+      } catch (err) {
+        // Not committed: every loop's counters go back for the next tick.
+        for (const [loop, write] of written) loop.requeue(write);
+        throw err;
+      }
     }
     const now = this.now();
     if (this.adoptEveryMs > 0 && Math.abs(now - this.lastAdoptAt) >= this.adoptEveryMs) {
