@@ -99,7 +99,7 @@ for (const holdS of scale([6], [3, 30])) {
       const code = await serve.exited;
       const pass = missing.length === 0 && clearMessage && code === 130 && integrity(ws.db) === 'ok';
       recordRow({ fault: `database locked ${holdS} s by an external exclusive transaction`, atRisk: 1, lost: missing.length > 0 ? 1 : 0, doubled: 0, pass,
-        note: `API answered ${latencies.length} times during the lock: p99 ${Math.round(p99)} ms, worst ${Math.round(worst)} ms; message: ${message ? 'yes' : 'no'}; ${runsOf(ws.db, dir).length} run rows` });
+        note: `API answered ${latencies.length} times during the lock: p99 ${Math.round(p99)} ms, worst ${Math.round(worst)} ms; message: ${message ? 'yes' : 'no'}; ${iterations.length} signals logged, ${missing.length} missing` });
       expect(missing, `iterations logged: ${iterations.join(',')}; serve: ${serve.stderr()}`).toEqual([]);
       expect(clearMessage, serve.stderr()).toBe(true);
       expect(code, serve.stderr()).toBe(130);
