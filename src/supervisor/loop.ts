@@ -172,7 +172,7 @@ export class Loop {
         name: this.row.session, argv: this.spec.argv, cwd: this.spec.cwd, env: this.spec.env,
       });
     } catch (err) {
-      this.event('error', { where: 'spawn', program, message: (err as Error).message });
+      this.event('error', { where: 'spawn', program, message: spawnFailure(err) });
       this.onAgentExit({ exitCode: 127 });
       return;
     }
@@ -655,4 +655,14 @@ export class Loop {
     this.inTx?.events.push([this.row, kind, detail]);
     this.deps.record(this.row, kind, detail);
   }
+}
+
+/** Why an agent could not be started, in words a person can act on. */
+export function spawnFailure(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err);
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EMFILE' || code === 'ENFILE' || /forkpty|EMFILE|ENFILE|too many open files/i.test(message)) {
+    return `${message} (out of file descriptors or pseudo-terminals: too many loops for this process's limit, see ulimit -n; the start counts as a crash and is retried)`;
+  }
+  return message;
 }
