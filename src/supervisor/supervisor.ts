@@ -11,7 +11,8 @@ import { spawnPtySession } from '../sessions/pty.js';
 import { attachTmuxSession, tmuxFactory } from '../sessions/tmux.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
-import { BUSY_TIMEOUT_MS, isConstraintError, isDiskFullError, isTransientWriteError, withBusyTimeout } from '../store/db.js';
+import { BUSY_TIMEOUT_MS, isConstraintError, isTransientWriteError, withBusyTimeout } from '../store/db.js';
+import { HeldWrites } from './heldWrites.js';
 import type { EventKind, LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
@@ -107,8 +108,7 @@ export const LEASE_REFRESH_MS = 15_000;
  * the database locked is kept and tried again at the next tick (no lost update).
  */
 export const SUPERVISOR_BUSY_MS = 20;
-/** Events kept in memory while the database is locked, at most. */
-const MAX_UNSAVED_EVENTS = 10_000;
+
 
 interface SupervisorEvents {
   event: [LoopEvent];
@@ -135,12 +135,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Set by keepAdopting: how often to look for orphaned loops, and when it last looked. */
   private adoptEveryMs = 0;
   private lastAdoptAt = 0;
-  /** Events not yet written (the database was locked), oldest first. */
-  private readonly unsaved: LoopEvent[] = [];
-  private droppedUnsaved = 0;
-  /** Since when (this.now) writes find the database locked; undefined when they do not. */
-  private busySince: number | undefined;
-  private busyReported = false;
+  /** What a locked database or a full disk held back. */
+  private readonly held: HeldWrites;
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -152,6 +148,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.host = opts.host ?? hostname();
     this.pid = opts.pid ?? process.pid;
     this.env = opts.env ?? process.env;
+    this.held = new HeldWrites(this.store, this.now);
     this.store.db.pragma(`busy_timeout = ${SUPERVISOR_BUSY_MS}`);
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
@@ -398,18 +395,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
     try {
       // Behind events a lock held back, an event waits its turn: the log keeps its order.
-      if (this.unsaved.length > 0) throw new Database.SqliteError('events are waiting to be written', 'SQLITE_BUSY');
+      if (this.held.waiting) throw new Database.SqliteError('events are waiting to be written', 'SQLITE_BUSY');
       const { id, repeats } = this.store.events.record(event);
       event.id = id;
       if (repeats > 1) event.repeats = repeats;
     } catch (err) {
       if (isTransientWriteError(err)) {
         // Kept, and written at the first tick the database takes writes again.
-        this.unsaved.push(event);
-        if (this.unsaved.length > MAX_UNSAVED_EVENTS) {
-          this.unsaved.shift();
-          this.droppedUnsaved++;
-        }
+        this.held.hold(event);
         this.noteBusy(err);
       } else {
         // The log must never take a loop down; the listeners still hear of it.
@@ -419,31 +412,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (!opts.again) this.emit('event', event);
   }
 
-  /**
-   * A write failed for now: the database locked by another process (said once, when it
-   * outlasts the busy timeout), or the disk full (said at once).
-   */
+  /** A write failed for now (locked, or the disk full): said once, kept for later. */
   private noteBusy(err: unknown): void {
-    const now = this.now();
-    this.busySince ??= now;
-    const full = isDiskFullError(err);
-    if (this.busyReported || (!full && now - this.busySince < BUSY_TIMEOUT_MS)) return;
-    this.busyReported = true;
-    const what = full ? `the disk holding the state database is full (${(err as { code?: string }).code})`
-      : `the state database is locked by another process (for ${Math.round((now - this.busySince) / 1000)} s)`;
-    this.emit('event', {
-      at: new Date(now).toISOString(), session: '', taskDir: '', kind: 'error',
-      detail: { where: 'database', message: `${what}; the loops go on, their changes are kept and written when it takes writes again` },
-    });
-  }
-
-  /** Writes the events a lock held back. */
-  private saveUnsaved(): void {
-    if (this.unsaved.length === 0) return;
-    this.store.tx(() => {
-      for (const e of this.unsaved) this.store.events.record(e);
-    });
-    this.unsaved.length = 0;
+    const message = this.held.failed(err);
+    if (message) this.emit('event', message);
   }
 
   private tick(): void {
@@ -454,29 +426,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       this.noteBusy(err);
       return;
     }
-    if (this.busySince !== undefined) {
-      const lockedMs = this.now() - this.busySince;
-      const reported = this.busyReported;
-      this.busySince = undefined;
-      this.busyReported = false;
-      if (reported) {
-        const dropped = this.droppedUnsaved;
-        this.droppedUnsaved = 0;
-        this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', {
-          where: 'database', message: `the state database takes writes again after about ${Math.round(lockedMs / 1000)} s; every change was written${dropped ? ` except ${dropped} events (over ${MAX_UNSAVED_EVENTS} held)` : ''}`,
-        });
-      }
-    }
+    const recovered = this.held.recovered();
+    if (recovered) this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', recovered);
   }
 
   private tickNow(): void {
-    if (this.busySince !== undefined) {
-      // Does the database take writes again? One real, harmless write (the same schema
-      // version) needs the write lock and a page of disk; it throws while either is missing.
-      const version = this.store.db.pragma('user_version', { simple: true }) as number;
-      this.store.db.pragma(`user_version = ${version}`);
-    }
-    this.saveUnsaved();
+    this.held.save();
     for (const loop of this.active()) loop.tick();
     const dirty = this.active().filter((loop) => loop.dirty);
     if (dirty.length > 0) {
@@ -513,7 +468,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   close(): void {
     clearInterval(this.ticker);
     try {
-      withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.saveUnsaved());
+      withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.held.save());
     } catch { /* still locked after the full wait: those events are lost, the rows are not */ }
     for (const loop of this.active()) loop.detach();
   }
