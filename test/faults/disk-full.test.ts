@@ -83,7 +83,7 @@ describe.runIf(!cannot)('fault: disk full under a running loop', () => {
     const pass = said && !crashed && [0, 1].includes(code) && result !== undefined && ok === 'ok';
     recordRow({ fault: 'disk full (state database and module on an 8 MiB tmpfs), then space back', atRisk: 1, lost: result ? 0 : 1, doubled: 0, pass,
       note: `message: ${said ? 'yes' : 'NO'}; exit ${code}; outcome ${result?.outcome ?? 'none'} after ${result?.iterations ?? '?'} iterations; integrity ${ok}` });
-    expect(crashed, run.stderr()).toBe(false); // DBG
+    expect(crashed, run.stderr()).toBe(false);
     expect(said, run.stderr()).toBe(true);
     expect([0, 1], run.stderr()).toContain(code);
     expect(result).toBeDefined();
