@@ -35,6 +35,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
   const problems: string[] = [];
   try {
     supervisor.adoptOrphans();
+    supervisor.keepAdopting();
     if (settings.apiPort > 0) {
       api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
       cleanup.push(() => api?.close());

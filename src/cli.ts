@@ -25,10 +25,12 @@ const usage = (settingsHelp: string): string => `
     --force           stop: kill the agent at once; init: replace an edited skill
     --last N          log / history: how many (log 50, history 20)
     --title T         new: the module's title (default: NAME)
+    --refuse-failed   run: do not start on a module whose last loop failed (exit 3)
     --help, --version
 
   Exit codes: 0 all went as asked (run: every loop complete), 1 a loop ended another
-  way or nothing was found, 2 usage or settings error, 3 conflict (already running),
+  way or nothing was found, 2 usage or settings error, 3 conflict (already running;
+  run --refuse-failed: the last loop failed),
   130 interrupted.
 
 ${settingsHelp.replace(/^/gm, '  ')}
@@ -89,6 +91,7 @@ async function parseWithMeow(argv: string[]) {
     fast: { type: 'boolean' },
     speed: { type: 'string' },
     title: { type: 'string' },
+    refuseFailed: { type: 'boolean' },
   } as const;
   try {
     // Every flag may be given twice (the shell convention: the last one wins, silently);

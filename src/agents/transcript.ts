@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotaFromTranscriptEntry, type QuotaMatch } from './quota.js';
 
@@ -95,13 +95,16 @@ export function readTranscriptTail(path: string, opts: { maxBytes?: number } = {
 function readTail(path: string, maxBytes: number): { data: Buffer; cut: boolean } | undefined {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // Never through a link, never blocking on a FIFO put there (agent-controlled path).
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
-    if (isNotFound(e)) return undefined;
+    if (isNotFound(e) || (e as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
     throw e;
   }
   try {
-    const size = fstatSync(fd).size;
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const size = st.size;
     const start = Math.max(0, size - Math.max(1, maxBytes) - 1);
     const data = Buffer.alloc(size - start);
     let got = 0;

@@ -2,6 +2,9 @@ import { Store } from '../store/index.js';
 import { formatEvent } from '../format/event.js';
 import { CliError, line, type CommandContext } from './context.js';
 import { taskDirArg } from './target.js';
+import { DEFAULT_EVENT_BOUNDS } from '../store/eventPruning.js';
+
+const EVENT_BOUNDS_TEXT = `the newest ${DEFAULT_EVENT_BOUNDS.maxRows} events of the last ${DEFAULT_EVENT_BOUNDS.retentionMs / 86_400_000} days are kept`;
 
 /** `autodeck log [TASK_DIR] [--last N] [--json]`: the event log, oldest first. */
 export function log(ctx: CommandContext): number {
@@ -10,6 +13,12 @@ export function log(ctx: CommandContext): number {
   const taskDir = ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'log') : undefined;
   const store = Store.open(ctx.settings.db);
   try {
+    // Said on stderr so that --json stays one event per line.
+    const pruned = store.events.prunedSummary();
+    if (pruned.rows > 0) {
+      line(ctx.stderr, `autodeck log: ${pruned.rows} older events were dropped to keep the log bounded (${EVENT_BOUNDS_TEXT})` +
+        `${pruned.newestDroppedAt ? `; the newest dropped was from ${pruned.newestDroppedAt}` : ''}; repeats of one event are counted on one line`);
+    }
     for (const e of store.events.list(last, taskDir)) {
       line(ctx.stdout, ctx.flags.json === true ? JSON.stringify(e) : formatEvent(e));
     }

@@ -2,7 +2,7 @@ import { openSupervisor } from './supervised.js';
 import { StartRefused, type StartOptions } from '../supervisor/supervisor.js';
 import type { RunRow } from '../store/runs.js';
 import { duration, printable } from '../format/event.js';
-import { isBusyError } from '../store/db.js';
+import { isBusyError, isDiskFullError } from '../store/db.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
 
 /** One loop to start: a task folder and, optionally, its own limits. */
@@ -13,7 +13,8 @@ export interface StartRequest {
 
 /**
  * `autodeck run TASK_DIR...`: supervises loops in the foreground until they end.
- * Exit: 0 every loop complete, 1 one ended another way, 3 a loop was already running,
+ * Exit: 0 every loop complete, 1 one ended another way, 3 a loop was already running (or,
+ * with --refuse-failed, the module's last loop failed),
  * 130 interrupted (Ctrl-C asks the loops to stop; a second Ctrl-C kills them).
  */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -25,6 +26,15 @@ export async function run(ctx: CommandContext): Promise<number> {
 export async function supervise(ctx: CommandContext, requests: StartRequest[]): Promise<number> {
   const { store, supervisor } = openSupervisor(ctx);
   const json = ctx.flags.json === true;
+  const refuseFailed = ctx.flags.refuseFailed === true;
+  // Said on stderr even with --json: the start clears a "manual intervention required".
+  supervisor.on('event', (e) => {
+    const replaced = e.kind === 'started' ? (e.detail.replacedFailed as { why?: unknown } | undefined) : undefined;
+    if (replaced) {
+      line(ctx.stderr, printable(`autodeck: ${e.taskName ?? e.taskDir}: the last loop on this module FAILED (${String(replaced.why)}); ` +
+        'starting a new one clears that (pass --refuse-failed to refuse instead)'));
+    }
+  });
   const runs: RunRow[] = [];
   supervisor.on('ended', (r) => runs.push(r));
 
@@ -33,16 +43,21 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   let usage: StartRefused | undefined;
   for (const { dir, options } of requests) {
     try {
-      supervisor.start(dir, options);
+      supervisor.start(dir, { ...options, refuseFailed });
     } catch (err) {
       if (isBusyError(err)) {
         line(ctx.stderr, `autodeck: ${dir}: the state database is locked by another process (waited 5 s); not started`);
         busy++;
         continue;
       }
+      if (isDiskFullError(err)) {
+        line(ctx.stderr, `autodeck: ${dir}: the disk holding the state database is full; not started`);
+        busy++;
+        continue;
+      }
       if (!(err instanceof StartRefused)) throw err;
       line(ctx.stderr, printable(`autodeck: ${err.message}`));
-      if (err.kind === 'conflict') conflicts++;
+      if (err.kind === 'conflict' || err.kind === 'failed') conflicts++;
       else usage ??= err;
     }
   }

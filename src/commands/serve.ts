@@ -80,6 +80,7 @@ export async function serve(ctx: CommandContext): Promise<number> {
 
   try {
     supervisor.adoptOrphans();
+    supervisor.keepAdopting();
     api = await startApiForSupervisor({
       supervisor, store, port: ctx.settings.apiPort,
       onError: (err) => line(ctx.stderr, printable(`autodeck serve: API error: ${(err as Error)?.message ?? String(err)}`.split('\n')[0]!)),

@@ -16,7 +16,8 @@ export function describeEvent(e: LoopEvent): string {
   const d = e.detail;
   switch (e.kind) {
     case 'started':
-      return `started (max ${d.maxIterations} iterations, timeout ${d.timeoutMinutes} min): ${(d.argv as string[] | undefined)?.join(' ') ?? ''}`;
+      return `started (max ${d.maxIterations} iterations, timeout ${d.timeoutMinutes} min): ${(d.argv as string[] | undefined)?.join(' ') ?? ''}` +
+        (d.replacedFailed ? `; replaces a FAILED loop that needed manual intervention (${String((d.replacedFailed as { why?: unknown }).why)})` : '');
     case 'signal':
       return `iteration ${d.iteration}: ${d.step}${d.checkpoint ? `(${d.checkpoint})` : ''} ${d.result} -> ${d.next}`;
     case 'signal_invalid':
@@ -50,6 +51,8 @@ export function describeEvent(e: LoopEvent): string {
       return `Stop hook re-engaged the agent (${d.completed}/${d.total} tasks): ${d.reason}`;
     case 'hook_allow':
       return `Stop hook let the agent stop (${d.rule}${d.outcome ? `, ${d.outcome}` : ''}): ${d.reason}`;
+    case 'error':
+      return `${d.where ? `${String(d.where)}: ` : ''}${String(d.message)}`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:
@@ -68,5 +71,6 @@ export function printable(text: string): string {
 /** One human line per event (`autodeck run` on stderr, `autodeck log`). */
 export function formatEvent(e: LoopEvent, name?: string): string {
   const who = name ?? (e.taskDir.split('/').pop() || e.session);
-  return printable(`${clock(e.at)}  ${who}  ${e.kind}  ${describeEvent(e)}`.trimEnd());
+  const repeats = e.repeats && e.repeats > 1 ? ` (${e.repeats} times in a row${e.lastAt ? `, last at ${clock(e.lastAt)}` : ''})` : '';
+  return printable(`${clock(e.at)}  ${who}  ${e.kind}  ${describeEvent(e)}${repeats}`.trimEnd());
 }

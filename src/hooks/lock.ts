@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeIfPresent, writeFileAtomic } from '../protocol/atomic.js';
+import { agentFileText } from '../protocol/safeRead.js';
 
 /**
  * `TASK_DIR/.autodeck.lock` (SPEC 9): which agent session drives a loop through its Stop
@@ -72,7 +72,8 @@ export function makeLock(owner: string, pid: number, host: string, now: Date): H
 
 export function readLock(taskDir: string): HookLock | undefined {
   try {
-    return parseLock(readFileSync(lockPath(taskDir), 'utf8'));
+    const text = agentFileText(lockPath(taskDir), 4096);
+    return text === undefined ? undefined : parseLock(text);
   } catch {
     return undefined;
   }

@@ -1,8 +1,13 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute, resolve } from 'node:path';
+import { agentFileText } from './safeRead.js';
 import { targetHasContent } from './target.js';
 
 export { targetHasContent };
+
+/** The module's own files are the agent's to write: read a bounded head of them. */
+const MAX_INFO_BYTES = 64 * 1024;
+const MAX_TARGET_BYTES = 256 * 1024;
 
 /** Files whose presence makes a folder a task module (SPEC 1). */
 export const MODULE_MARKERS = ['.index.json', '.index.md', '.target.md', '.working/.status.json'] as const;
@@ -84,7 +89,7 @@ export function resolveModule(path: string, roots: readonly string[], cwd = proc
 
 function readJsonObject(path: string): Record<string, unknown> | undefined {
   try {
-    const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    const raw: unknown = JSON.parse(agentFileText(path, MAX_INFO_BYTES) ?? '');
     return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -124,10 +129,7 @@ export interface ModuleInfo {
  */
 export function readModuleInfo(dir: string): ModuleInfo {
   const index = readJsonObject(join(dir, '.index.json'));
-  let front: Record<string, string> = {};
-  try {
-    front = parseFrontMatter(readFileSync(join(dir, '.index.md'), 'utf8'));
-  } catch { /* absent */ }
+  const front = parseFrontMatter(agentFileText(join(dir, '.index.md'), MAX_INFO_BYTES, 'truncate') ?? '');
   const working = readJsonObject(join(dir, '.working', '.status.json'));
   const status = normaliseStatus(index?.status) ?? normaliseStatus(front.status) ?? normaliseStatus(working?.status) ?? 'unknown';
   const title = [index?.title, front.title].find((t): t is string => typeof t === 'string' && t.trim() !== '');
@@ -139,11 +141,7 @@ export function readModuleInfo(dir: string): ModuleInfo {
 }
 
 export function readTarget(dir: string): string | undefined {
-  try {
-    return readFileSync(join(dir, '.target.md'), 'utf8');
-  } catch {
-    return undefined;
-  }
+  return agentFileText(join(dir, '.target.md'), MAX_TARGET_BYTES, 'truncate');
 }
 
 /** Why a loop may not start on this module, or undefined when it may (SPEC 5.1 step 1). */

@@ -1,4 +1,5 @@
-import { lstatSync, openSync, readSync, closeSync, fstatSync, constants, type BigIntStats } from 'node:fs';
+import { lstatSync, type BigIntStats } from 'node:fs';
+import { readAgentFile } from './safeRead.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 
@@ -108,40 +109,13 @@ export function currentIdentity(path: string): string | undefined {
 
 /**
  * Reads and validates a signal file. Refuses symlinks and anything but a regular
- * file, and never reads more than MAX_SIGNAL_BYTES + 1 bytes of it.
+ * file, never blocks, and never reads more than MAX_SIGNAL_BYTES + 1 bytes of it.
  */
 export function readSignalFile(path: string): SignalRead {
-  let fd: number;
-  try {
-    const st = lstatSync(path, { bigint: true });
-    const id = fileIdentity(st);
-    if (st.isSymbolicLink()) return { ok: false, reason: 'a symlink', identity: id };
-    if (!st.isFile()) return { ok: false, reason: 'not a regular file', identity: id };
-    // O_NOFOLLOW closes the gap between lstat and open.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, reason: 'absent' };
-    return { ok: false, reason: `unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})`, identity: 'unreadable' };
-  }
-  let identity = 'unknown';
-  try {
-    const st = fstatSync(fd, { bigint: true });
-    identity = fileIdentity(st);
-    if (!st.isFile()) return { ok: false, reason: 'not a regular file', identity };
-    const buf = Buffer.alloc(MAX_SIGNAL_BYTES + 1);
-    let n = 0;
-    while (n < buf.length) {
-      const got = readSync(fd, buf, n, buf.length - n, null);
-      if (got === 0) break;
-      n += got;
-    }
-    if (n > MAX_SIGNAL_BYTES) return { ok: false, reason: `larger than ${MAX_SIGNAL_BYTES} bytes`, identity };
-    return { ...parseSignal(buf.subarray(0, n).toString('utf8')), identity };
-  } catch (err) {
-    return { ok: false, reason: `unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})`, identity };
-  } finally {
-    closeSync(fd);
-  }
+  const read = readAgentFile(path, { maxBytes: MAX_SIGNAL_BYTES });
+  if (read.ok) return { ...parseSignal(read.text), identity: fileIdentity(read.stat) };
+  if (read.reason === 'absent') return { ok: false, reason: 'absent' };
+  return { ok: false, reason: read.reason, identity: 'stat' in read && read.stat ? fileIdentity(read.stat) : 'unreadable' };
 }
 
 /** Writes `.auto-signal` as an agent must: `.auto-signal.tmp`, then a rename (SPEC 2.1). */

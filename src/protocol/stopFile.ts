@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
+import { readAgentFile } from './safeRead.js';
+
+/** A stop request is a few fields; the head of a bigger file is enough to say "stop". */
+const MAX_STOP_BYTES = 4096;
 
 export const STOP_FILE = '.auto-stop';
 
@@ -26,17 +29,14 @@ export function writeStopFile(taskDir: string, reason: StopReason, opts: { force
 }
 
 /**
- * Reads a stop file. A person may write it by hand, so anything unreadable or odd still
- * means "stop": an unknown reason becomes `user_stop`.
+ * Reads a stop file. A person may write it by hand, so any regular file, whatever it
+ * says, means "stop": an unknown reason becomes `user_stop`. Anything else at that name
+ * (a FIFO, a directory, a link, a device) is not a stop file and is ignored; it is read
+ * without blocking and without following links, and at most MAX_STOP_BYTES of it.
  */
 export function readStopFile(taskDir: string): StopRequest | undefined {
-  let text: string;
-  try {
-    text = readFileSync(stopFilePath(taskDir), 'utf8');
-  } catch {
-    return undefined;
-  }
-  return parseStopRequest(text);
+  const read = readAgentFile(stopFilePath(taskDir), { maxBytes: MAX_STOP_BYTES, tooLarge: 'truncate' });
+  return read.ok ? parseStopRequest(read.text) : undefined;
 }
 
 export function parseStopRequest(text: string, now = new Date()): StopRequest {

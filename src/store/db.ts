@@ -45,3 +45,27 @@ export function isConstraintError(err: unknown): boolean {
 export function isBusyError(err: unknown): boolean {
   return err instanceof Database.SqliteError && (err.code === 'SQLITE_BUSY' || err.code.startsWith('SQLITE_BUSY_') || err.code === 'SQLITE_LOCKED');
 }
+
+/** Runs `fn` with another busy timeout on this connection, then puts the old one back. */
+export function withBusyTimeout<T>(db: Db, ms: number, fn: () => T): T {
+  const before = db.pragma('busy_timeout', { simple: true }) as number;
+  if (before === ms) return fn();
+  db.pragma(`busy_timeout = ${ms}`);
+  try {
+    return fn();
+  } finally {
+    db.pragma(`busy_timeout = ${before}`);
+  }
+}
+
+/**
+ * A write that may work later: the database locked by another process, or the disk full
+ * (SQLite rolls the transaction back). Callers keep the change and try again.
+ */
+export function isTransientWriteError(err: unknown): boolean {
+  return isBusyError(err) || isDiskFullError(err);
+}
+
+export function isDiskFullError(err: unknown): boolean {
+  return err instanceof Database.SqliteError && (err.code === 'SQLITE_FULL' || err.code.startsWith('SQLITE_IOERR'));
+}

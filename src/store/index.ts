@@ -35,7 +35,20 @@ export class Store {
 
   /** Runs `fn` in one transaction: a batch of updates costs one commit. */
   tx<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    let done = false;
+    let result: T | undefined;
+    try {
+      return this.db.transaction(() => {
+        result = fn();
+        done = true;
+        return result;
+      })();
+    } catch (err) {
+      // A write inside failed with a full disk, was handled there (kept for later), and
+      // SQLite rolled the transaction back by itself: nothing is left to commit.
+      if (done && !this.db.inTransaction && /no transaction is active/.test(String(err))) return result as T;
+      throw err;
+    }
   }
 
   close(): void {

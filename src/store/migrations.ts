@@ -85,4 +85,16 @@ export const MIGRATIONS: readonly string[] = [
     at TEXT NOT NULL
   );
   `,
+  // 3: a bounded event log. Repeats of one event (an agent rewriting the same invalid
+  // signal) are one row with a count; old rows are pruned, and what was dropped is counted.
+  `
+  ALTER TABLE events ADD COLUMN repeats INTEGER DEFAULT 1;
+  ALTER TABLE events ADD COLUMN last_at TEXT;
+  CREATE TABLE events_pruned (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    rows INTEGER NOT NULL DEFAULT 0,
+    newest_dropped_at TEXT,
+    pruned_at TEXT
+  );
+  `,
 ];

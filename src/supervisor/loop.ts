@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
@@ -6,6 +7,7 @@ import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../prot
 import { removeIfPresent } from '../protocol/atomic.js';
 import type { Session, SessionExit, SessionFactory } from '../sessions/session.js';
 import type { Store } from '../store/index.js';
+import { isTransientWriteError } from '../store/db.js';
 import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 import type { AgentState } from '../store/agentState.js';
@@ -40,17 +42,21 @@ export const TRAILING_POLL_MS = 60;
 
 /** After SIGTERM, how long an agent has before SIGKILL (SPEC 5.2). */
 export const KILL_AFTER_TERM_MS = 5000;
+/** How often a loop's end is tried again while another process holds the database. */
+export const END_RETRY_MS = 1000;
 
 export interface LoopDeps {
   store: Store;
   spawn: SessionFactory;
   now: () => number;
   /** Records an event (database and listeners); called inside the loop's transactions. */
-  record: (row: LoopRow, kind: EventKind, detail: Record<string, unknown>) => void;
+  record: (row: LoopRow, kind: EventKind, detail: Record<string, unknown>, opts?: { again?: boolean }) => void;
   /** Something visible changed. */
   changed: () => void;
   /** The loop is over; its row is gone (or kept as failed). */
   ended: (loop: Loop, run: RunRow) => void;
+  /** A write found the database locked by another process; it is retried later. */
+  busy?: (err: unknown) => void;
 }
 
 export interface LoopSpec {
@@ -87,6 +93,9 @@ export class Loop {
   private exitStage = 0;
   private trailingPoll: NodeJS.Timeout | undefined;
   private readonly pending = new Set<keyof LoopRow>();
+  private folderPresent = true;
+  /** What the open transaction of this loop wrote, to be kept should its commit fail. */
+  private inTx: { writes: Partial<LoopRow>[]; events: [LoopRow, EventKind, Record<string, unknown>][] } | undefined;
   /** When the current agent session was started or re-attached. */
   private sessionSince = 0;
   /** A person has the agent's terminal (attach mode). */
@@ -170,7 +179,7 @@ export class Loop {
         name: this.row.session, argv: [...this.spec.argv, ...extraArgs], cwd: this.spec.cwd, env: this.spec.env,
       });
     } catch (err) {
-      this.event('error', { where: 'spawn', program, message: (err as Error).message });
+      this.event('error', { where: 'spawn', program, message: spawnFailure(err) });
       this.onAgentExit({ exitCode: 127 });
       return;
     }
@@ -244,6 +253,7 @@ export class Loop {
   /** Cheap checks that do not wait for the watcher: limits, and files it may have missed. */
   tick(): void {
     if (this.over) return;
+    this.checkFolder();
     this.poll();
     if (this.stopping) return;
     const reason = limitReached(this.row, this.deps.now());
@@ -260,6 +270,18 @@ export class Loop {
       this.trailingPoll = undefined;
       this.poll();
     }, TRAILING_POLL_MS);
+  }
+
+  /** The module folder removed or renamed under the loop (or back again): said once each way. */
+  private checkFolder(): void {
+    const present = existsSync(this.row.taskDir);
+    if (present === this.folderPresent) return;
+    this.folderPresent = present;
+    this.event('error', {
+      where: 'module folder',
+      message: present ? 'the module folder is back; the loop goes on'
+        : 'the module folder is gone (removed or renamed); the loop goes on while its agent runs, and ends without a restart when it exits',
+    });
   }
 
   private poll(): void {
@@ -333,7 +355,7 @@ export class Loop {
     const signal = read.signal;
     const { patch } = applySignal(this.row, signal, new Date(this.deps.now()));
     if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ ...patch, stallCount: 0 });
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
@@ -391,7 +413,7 @@ export class Loop {
   }
 
   private noteStopRequested(reason: StopReason, force: boolean, by: string): void {
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ status: 'stopping', stopReason: reason });
       this.event('stop_requested', { reason, force, by });
     });
@@ -403,7 +425,7 @@ export class Loop {
     this.forceStop = true;
     this.stopReason ??= reason;
     if (this.agentAlive()) this.forced = true;
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ status: 'stopping', stopReason: this.stopReason ?? reason, forced: this.forced });
       this.event('stop_requested', { reason, force: true, by });
     });
@@ -442,6 +464,11 @@ export class Loop {
       this.finish();
       return;
     }
+    // No folder, nothing to restart on: the loop ends (the log said why).
+    if (!existsSync(this.row.taskDir)) {
+      this.end('stopped', false);
+      return;
+    }
     // A crash (SPEC 5.5): restart with backoff unless the limit is reached.
     if (this.row.restartCount >= this.spec.settings.restartLimit) {
       this.fail();
@@ -449,7 +476,7 @@ export class Loop {
     }
     const attempt = this.row.restartCount + 1;
     const delay = restartBackoffMs(attempt);
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ restartCount: attempt, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null });
       this.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode });
     });
@@ -494,18 +521,35 @@ export class Loop {
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
       recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
     };
+    this.saveEnd(run, outcome, keepRow);
+  }
+
+  /**
+   * Records the run and removes (or fails) the row, in one transaction. While another
+   * process holds the database it tries again every second: the outcome is never lost,
+   * and the row stays until it is written.
+   */
+  private saveEnd(run: Omit<RunRow, 'id'>, outcome: Outcome, keepRow: boolean): void {
+    const row = this.row;
     let id = 0;
-    this.deps.store.tx(() => {
-      id = this.deps.store.runs.insert(run);
-      if (keepRow) {
-        const failure = this.failure ?? { message: RESTART_LIMIT_MESSAGE, code: '' };
-        this.patch({ status: 'failed', agentPid: null, stopReason: failure.message });
-        this.event('failed', { message: failure.message, restarts: row.restartCount, ...(failure.code ? { code: failure.code } : {}) });
-      } else {
-        this.deps.store.loops.delete(row.session);
-      }
-      this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
-    });
+    try {
+      this.deps.store.tx(() => {
+        id = this.deps.store.runs.insert(run);
+        if (keepRow) {
+          const failure = this.failure ?? { message: RESTART_LIMIT_MESSAGE, code: '' };
+          this.patch({ status: 'failed', agentPid: null, stopReason: failure.message });
+          this.event('failed', { message: failure.message, restarts: row.restartCount, ...(failure.code ? { code: failure.code } : {}) });
+        } else {
+          this.deps.store.loops.delete(row.session);
+        }
+        this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
+      });
+    } catch (err) {
+      if (!isTransientWriteError(err)) throw err;
+      this.deps.busy?.(err);
+      setTimeout(() => this.saveEnd(run, outcome, keepRow), END_RETRY_MS);
+      return;
+    }
     this.deps.ended(this, { id, ...run });
   }
 
@@ -532,7 +576,7 @@ export class Loop {
     const session = this.session;
     this.session = undefined; // its exit is no crash: the exit listener ignores a session no longer ours
     const running = session !== undefined && !session.exited;
-    this.deps.store.tx(() => {
+    this.tx(() => {
       this.patch({ status: this.row.status === 'stopping' ? 'stopping' : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
       if (running) this.event('agent_exit', { action: 'SIGKILL', why: 'autodeck is shutting down; the loop is suspended until the next launch' });
     });
@@ -561,9 +605,45 @@ export class Loop {
       // Counters waiting for the next flush go along: the row is written whole or not at all.
       const write = { ...this.pendingFields(), ...patch };
       this.pending.clear();
-      this.deps.store.loops.update(this.row.session, write);
+      try {
+        this.deps.store.loops.update(this.row.session, write);
+        this.inTx?.writes.push(write);
+      } catch (err) {
+        // Another process holds the database, or the disk is full: keep the change for the next flush (no lost update).
+        if (!isTransientWriteError(err)) throw err;
+        this.requeue(write);
+        this.deps.busy?.(err);
+      }
     }
     this.deps.changed();
+  }
+
+  /**
+   * One transaction of the loop's changes. When it cannot be committed (the database
+   * locked, the disk full) nothing is lost: the row fields written inside go back to the
+   * next flush, and the events recorded inside are recorded again (held until written).
+   */
+  private tx(fn: () => void): void {
+    const outer = this.inTx;
+    if (outer) return fn();
+    const txn: { writes: Partial<LoopRow>[]; events: [LoopRow, EventKind, Record<string, unknown>][] } = { writes: [], events: [] };
+    this.inTx = txn;
+    try {
+      this.deps.store.tx(fn);
+    } catch (err) {
+      if (!isTransientWriteError(err)) throw err;
+      for (const w of txn.writes) this.requeue(w);
+      this.inTx = undefined;
+      for (const [row, kind, detail] of txn.events) this.deps.record(row, kind, detail, { again: true });
+      this.deps.busy?.(err);
+    } finally {
+      this.inTx = undefined;
+    }
+  }
+
+  /** Fields whose write failed: written again at the next flush (this.row holds their values). */
+  requeue(write: Partial<LoopRow>): void {
+    for (const k of Object.keys(write) as (keyof LoopRow)[]) this.pending.add(k);
   }
 
   /**
@@ -586,15 +666,35 @@ export class Loop {
     return this.pending.size > 0;
   }
 
-  /** Writes the counters patched for later; the supervisor calls it inside one transaction. */
-  flush(): void {
-    if (this.over || this.pending.size === 0) return;
+  /**
+   * Writes the counters patched for later; the supervisor calls it inside one
+   * transaction, and hands the write back (requeue) should that transaction fail.
+   */
+  flush(): Partial<LoopRow> | undefined {
+    if (this.over || this.pending.size === 0) return undefined;
     const write = this.pendingFields();
     this.pending.clear();
-    this.deps.store.loops.update(this.row.session, write);
+    try {
+      this.deps.store.loops.update(this.row.session, write);
+    } catch (err) {
+      this.requeue(write);
+      throw err;
+    }
+    return write;
   }
 
   private event(kind: EventKind, detail: Record<string, unknown>): void {
+    this.inTx?.events.push([this.row, kind, detail]);
     this.deps.record(this.row, kind, detail);
   }
+}
+
+/** Why an agent could not be started, in words a person can act on. */
+export function spawnFailure(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err);
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EMFILE' || code === 'ENFILE' || /forkpty|EMFILE|ENFILE|too many open files/i.test(message)) {
+    return `${message} (out of file descriptors or pseudo-terminals: too many loops for this process's limit, see ulimit -n; the start counts as a crash and is retried)`;
+  }
+  return message;
 }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
 import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agent/command.js';
 import { gitTopLevel, isSessionId, sessionName } from '../paths.js';
@@ -11,7 +12,8 @@ import { attachTmuxSession, tmuxFactory } from '../sessions/tmux.js';
 import { tmuxSessionName } from '../sessions/tmuxCommand.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
-import { isConstraintError } from '../store/db.js';
+import { BUSY_TIMEOUT_MS, isConstraintError, isTransientWriteError, withBusyTimeout } from '../store/db.js';
+import { HeldWrites } from './heldWrites.js';
 import type { EventKind, LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
@@ -65,6 +67,21 @@ function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cw
 }
 import { DEFAULT_HUNG_LIMITS } from './hung.js';
 
+/** What a new start says of the failed loop it replaces (in its `started` event). */
+export interface ReplacedFailed {
+  why: string;
+  iteration: number;
+  restartCount: number;
+  startedAt: string | undefined;
+}
+
+function failedSummary(row: LoopRow, lastEvents: readonly LoopEvent[]): ReplacedFailed {
+  const failed = [...lastEvents].reverse().find((e) => e.kind === 'failed');
+  const message = typeof failed?.detail.message === 'string' ? failed.detail.message : undefined;
+  const why = message ?? (row.stopReason ? `stop reason ${row.stopReason}` : `after ${row.restartCount} restarts`);
+  return { why, iteration: row.iteration, restartCount: row.restartCount, startedAt: row.startedAt ?? undefined };
+}
+
 /** What the supervisor needs of the settings (SPEC 3). */
 export interface SupervisorSettings extends LoopSettings {
   /** The user's additions to the agent profiles (settings file `profiles`). */
@@ -81,7 +98,7 @@ export interface SupervisorSettings extends LoopSettings {
 
 /** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
 export class StartRefused extends Error {
-  constructor(readonly kind: 'usage' | 'conflict', message: string) {
+  constructor(readonly kind: 'usage' | 'conflict' | 'failed', message: string) {
     super(message);
     this.name = 'StartRefused';
   }
@@ -92,6 +109,8 @@ export interface StartOptions {
   timeoutMinutes?: number;
   /** The session id a caller chose (SPEC 8); the derived name when left out. */
   session?: string;
+  /** Refuse (StartRefused 'failed') instead of replacing a loop that failed and needs a person. */
+  refuseFailed?: boolean;
 }
 
 export interface SupervisorOptions {
@@ -110,6 +129,13 @@ export interface SupervisorOptions {
 export const TICK_MS = 500;
 /** How often the owner heartbeat is written; well inside the 5-minute lease. */
 export const LEASE_REFRESH_MS = 15_000;
+/**
+ * How long the supervisor's own writes wait for a lock held by another process. Short:
+ * the connection is synchronous, and a wait is a frozen dashboard. A write that finds
+ * the database locked is kept and tried again at the next tick (no lost update).
+ */
+export const SUPERVISOR_BUSY_MS = 20;
+
 
 interface SupervisorEvents {
   event: [LoopEvent];
@@ -133,6 +159,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private readonly loops = new Map<string, Loop>();
   private readonly ticker: NodeJS.Timeout;
   private lastLeaseAt = 0;
+  /** Set by keepAdopting: how often to look for orphaned loops, and when it last looked. */
+  private adoptEveryMs = 0;
+  private lastAdoptAt = 0;
+  /** What a locked database or a full disk held back. */
+  private readonly held: HeldWrites;
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -144,6 +175,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.host = opts.host ?? hostname();
     this.pid = opts.pid ?? process.pid;
     this.env = opts.env ?? process.env;
+    this.held = new HeldWrites(this.store, this.now);
+    this.store.db.pragma(`busy_timeout = ${SUPERVISOR_BUSY_MS}`);
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
 
@@ -158,6 +191,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
    * Throws StartRefused.
    */
   start(path: string, opts: StartOptions = {}): Loop | undefined {
+    // A start is asked for and answered: it may wait the full busy timeout, then says so.
+    return withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.startNow(path, opts));
+  }
+
+  private startNow(path: string, opts: StartOptions): Loop | undefined {
     const resolved = resolveModule(path, this.settings.roots);
     if (!resolved.ok) throw new StartRefused('usage', resolved.error);
     const { module } = resolved;
@@ -175,6 +213,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       const mine = existing.taskDir === module.dir && (opts.session === undefined || opts.session === existing.session);
       if (mine && this.isOrphan(existing)) return this.adopt(existing);
       throw this.conflict(existing, existing.taskDir === module.dir ? undefined : module.name);
+    }
+    // A failed loop asked for manual intervention: starting again clears that, so say so.
+    const failedRow = this.store.loops.getByTaskDir(module.dir);
+    const replacedFailed = failedRow?.status === 'failed' ? failedSummary(failedRow, this.store.events.list(20, failedRow.taskDir)) : undefined;
+    if (replacedFailed && opts.refuseFailed) {
+      throw new StartRefused('failed', `${module.name}: the last loop on this module failed (${replacedFailed.why}) and needs manual intervention; not started (--refuse-failed)`);
     }
 
     const argv = expandAgentArgv(this.settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
@@ -212,7 +256,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     for (const name of [STOP_FILE, SIGNAL_FILE, SIGNAL_TMP_FILE]) removeIfPresent(join(module.dir, name));
 
     const loop = this.makeLoop(row);
-    this.record(row, 'started', { maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid, mode, hooksInjected });
+    this.record(row, 'started', {
+      maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid, mode, hooksInjected, ...(replacedFailed ? { replacedFailed } : {}),
+    });
     loop.begin();
     this.emit('change');
     return loop;
@@ -247,9 +293,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
       now: this.now,
-      record: (r, kind, detail) => this.record(r, kind, detail),
+      record: (r, kind, detail, opts) => this.record(r, kind, detail, opts),
       changed: () => this.emit('change'),
       ended: (l, run) => this.onEnded(l, run),
+      busy: (err) => this.noteBusy(err),
     });
     this.loops.set(row.taskDir, loop);
     return loop;
@@ -276,6 +323,17 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       }
     }
     return adopted;
+  }
+
+  /**
+   * Keeps adopting: every heartbeat (at least every TICK_MS), loops whose owner died are
+   * taken over (SPEC 5.6), so that the limits of a dead `run`'s tmux loops keep holding
+   * while a dashboard or `serve` is alive. The pid check is local and cheap; another
+   * host's owner counts as gone only after its lease expires.
+   */
+  keepAdopting(everyMs = Math.max(TICK_MS, this.settings.heartbeatSeconds * 1000)): void {
+    this.adoptEveryMs = everyMs;
+    this.lastAdoptAt = this.now();
   }
 
   /** Takes one orphaned loop over; undefined when it ended (or failed) at once, or another process won it. */
@@ -385,26 +443,71 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.emit('change');
   }
 
-  private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>): void {
+  /** Writes an event and tells the listeners; `again`: a rolled-back one, written again, already told. */
+  private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>, opts: { again?: boolean } = {}): void {
     const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
     try {
-      event.id = this.store.events.insert(event);
+      // Behind events a lock held back, an event waits its turn: the log keeps its order.
+      if (this.held.waiting) throw new Database.SqliteError('events are waiting to be written', 'SQLITE_BUSY');
+      const { id, repeats } = this.store.events.record(event);
+      event.id = id;
+      if (repeats > 1) event.repeats = repeats;
     } catch (err) {
-      // The log must never take a loop down; the listeners still hear of it.
-      event.detail = { ...detail, logError: (err as Error).message };
+      if (isTransientWriteError(err)) {
+        // Kept, and written at the first tick the database takes writes again.
+        this.held.hold(event);
+        this.noteBusy(err);
+      } else {
+        // The log must never take a loop down; the listeners still hear of it.
+        event.detail = { ...detail, logError: (err as Error).message };
+      }
     }
-    this.emit('event', event);
+    if (!opts.again) this.emit('event', event);
+  }
+
+  /** A write failed for now (locked, or the disk full): said once, kept for later. */
+  private noteBusy(err: unknown): void {
+    const message = this.held.failed(err);
+    if (message) this.emit('event', message);
   }
 
   private tick(): void {
+    try {
+      this.tickNow();
+    } catch (err) {
+      if (!isTransientWriteError(err)) throw err;
+      this.noteBusy(err);
+      return;
+    }
+    const recovered = this.held.recovered();
+    if (recovered) this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', recovered);
+  }
+
+  private tickNow(): void {
+    this.held.save();
     for (const loop of this.active()) loop.tick();
     const dirty = this.active().filter((loop) => loop.dirty);
     if (dirty.length > 0) {
-      this.store.tx(() => {
-        for (const loop of dirty) loop.flush();
-      });
+      const written: [Loop, Partial<LoopRow>][] = [];
+      try {
+        this.store.tx(() => {
+          for (const loop of dirty) {
+            const write = loop.flush();
+            if (write) written.push([loop, write]);
+          }
+        });
+      } catch (err) {
+        // Not committed: every loop's counters go back for the next tick.
+        for (const [loop, write] of written) loop.requeue(write);
+        throw err;
+      }
     }
     const now = this.now();
+    if (this.adoptEveryMs > 0 && Math.abs(now - this.lastAdoptAt) >= this.adoptEveryMs) {
+      this.lastAdoptAt = now;
+      // A suspended loop was left on purpose for the next launch (SPEC 5.7), not orphaned by a crash.
+      this.adoptOrphans((row) => row.status !== 'suspended');
+    }
     if (now - this.lastLeaseAt >= LEASE_REFRESH_MS && this.loops.size > 0) {
       this.lastLeaseAt = now;
       const at = new Date(now).toISOString();
@@ -417,6 +520,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Stops timers and watchers; loops' rows stay for the next owner (SPEC 5.6). */
   close(): void {
     clearInterval(this.ticker);
+    try {
+      withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.held.save());
+    } catch { /* still locked after the full wait: those events are lost, the rows are not */ }
     for (const loop of this.active()) loop.detach();
   }
 }
