@@ -39,7 +39,7 @@ export class FrameWriter extends Writable {
   private shown: Grid | undefined;
   private paused = false;
   private flushQueued = false;
-  private closed = false;
+  private disposed = false;
   private readonly sync: boolean;
   private readonly onFrame: ((bytes: number) => void) | undefined;
 
@@ -64,7 +64,7 @@ export class FrameWriter extends Writable {
   }
 
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (!this.closed) {
+    if (!this.disposed) {
       this.term.write(typeof chunk === 'string' ? chunk : new Uint8Array(chunk));
       this.queueFlush();
     }
@@ -82,7 +82,7 @@ export class FrameWriter extends Writable {
    * something else, as on attach); the cursor is shown again, as Ink would on unmount.
    */
   pause(): void {
-    if (this.paused || this.closed) return;
+    if (this.paused || this.disposed) return;
     this.paused = true;
     this.out.write(SHOW_CURSOR);
   }
@@ -92,7 +92,7 @@ export class FrameWriter extends Writable {
    * writing resumed; the next frame is drawn whole.
    */
   reset(): void {
-    if (this.closed) return;
+    if (this.disposed) return;
     this.term.write('\x1b[0m\x1b[H\x1b[2J');
     this.paused = false;
     this.invalidate();
@@ -100,9 +100,9 @@ export class FrameWriter extends Writable {
 
   /** Stops listening to the real terminal and frees the model; later writes are dropped. */
   close(): void {
-    if (this.closed) return;
+    if (this.disposed) return;
     this.pause();
-    this.closed = true;
+    this.disposed = true;
     this.out.off('resize', this.onResize);
     this.term.dispose();
   }
@@ -115,16 +115,16 @@ export class FrameWriter extends Writable {
   /** Resolves once everything written so far has reached the real terminal (or was dropped). */
   flushed(): Promise<void> {
     return new Promise((resolve) => {
-      if (this.closed) return resolve();
+      if (this.disposed) return resolve();
       setImmediate(() => {
-        if (this.closed) return resolve();
+        if (this.disposed) return resolve();
         this.term.write('', () => setImmediate(resolve));
       });
     });
   }
 
   private readonly onResize = (): void => {
-    if (this.closed) return;
+    if (this.disposed) return;
     this.term.resize(this.columns, this.rows);
     this.invalidate();
     this.emit('resize');
@@ -137,14 +137,14 @@ export class FrameWriter extends Writable {
     setImmediate(() => {
       // Writes from here on queue a flush of their own.
       this.flushQueued = false;
-      if (this.closed) return;
+      if (this.disposed) return;
       // The empty write's callback runs once the model has parsed everything before it.
       this.term.write('', () => this.flush());
     });
   }
 
   private flush(): void {
-    if (this.closed || this.paused) return;
+    if (this.disposed || this.paused) return;
     const next = this.screen();
     const bytes = diffFrames(this.shown, next, { sync: this.sync });
     this.shown = next;

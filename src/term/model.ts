@@ -9,7 +9,8 @@ export type ModelTerminal = InstanceType<typeof Terminal>;
  * widths, so an emoji takes two cells (xterm's default, Unicode 6, gives it one).
  */
 export function modelTerminal(cols: number, rows: number): ModelTerminal {
-  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+  // convertEol: Ink writes '\n' and relies on the tty driver's onlcr for the carriage return.
+  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true, convertEol: true });
   term.loadAddon(new unicode11.Unicode11Addon());
   term.unicode.activeVersion = '11';
   return term;
