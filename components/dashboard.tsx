@@ -12,6 +12,7 @@ import { controlKeyByte } from '../src/config/settings.js';
 import { printable } from '../src/format/event.js';
 import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
+import { FrameWriter, syncOutputWanted } from '../src/term/frameWriter.js';
 
 /** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
@@ -55,6 +56,9 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     cleanup.push(() => keys.release());
     stdout.write(ENTER_ALT_SCREEN);
     cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
+    // Ink draws into a model of the terminal; only the cells that changed reach the real one.
+    const frames = new FrameWriter(stdout, { sync: syncOutputWanted(process.env) });
+    cleanup.push(() => frames.close());
 
     // A hangup (the ssh link dropped) or a kill is a quit: loops are left, not lost.
     let signalled = false;
@@ -74,6 +78,8 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
         resolveNext = resolve;
         if (signalled) return resolve({ kind: 'quit' });
         keys.hold();
+        // A fresh Ink starts at the top of a blank screen, drawn whole.
+        frames.reset();
         instance = render(
           <ThemeContext.Provider value={theme}>
             <ModelContext.Provider value={model}>
@@ -86,7 +92,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
               />
             </ModelContext.Provider>
           </ThemeContext.Provider>,
-          { stdin: keys as unknown as NodeJS.ReadStream, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 10 },
+          { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: 10 },
         );
         instance.waitUntilExit().catch((err: unknown) => {
           problems.push(String(err));
@@ -96,6 +102,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       instance?.unmount();
       instance?.cleanup();
       instance = undefined;
+      frames.pause();
       keys.release();
       if (next.kind === 'quit') break;
       const taken = model.takeSession(next.key);

@@ -20,6 +20,14 @@ export interface FrameWriterOptions {
   onFrame?: (bytes: number) => void;
 }
 
+/**
+ * Synchronized output unless AUTODECK_SYNC_OUTPUT=0 says the terminal mishandles it
+ * (terminals that do not know DEC mode 2026 ignore it, so on is the safe default).
+ */
+export function syncOutputWanted(env: NodeJS.ProcessEnv): boolean {
+  return env.AUTODECK_SYNC_OUTPUT !== '0';
+}
+
 const FALLBACK_COLS = 80;
 const FALLBACK_ROWS = 24;
 
