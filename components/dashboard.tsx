@@ -12,7 +12,7 @@ import { controlKeyByte } from '../src/config/settings.js';
 import { printable } from '../src/format/event.js';
 import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
-import { FrameWriter, syncOutputWanted } from '../src/term/frameWriter.js';
+import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
 
 /** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
@@ -57,7 +57,12 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     stdout.write(ENTER_ALT_SCREEN);
     cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
     // Ink draws into a model of the terminal; only the cells that changed reach the real one.
-    const frames = new FrameWriter(stdout, { sync: syncOutputWanted(process.env) });
+    // AUTODECK_FRAME_DUMP=FILE: the model's text after each frame, for tests and bug reports.
+    const dump = process.env.AUTODECK_FRAME_DUMP;
+    const frames: FrameWriter = new FrameWriter(stdout, {
+      sync: syncOutputWanted(process.env),
+      onFrame: dump ? () => dumpScreen(dump, frames.screen()) : undefined,
+    });
     cleanup.push(() => frames.close());
 
     // A hangup (the ssh link dropped) or a kill is a quit: loops are left, not lost.

@@ -1,6 +1,7 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { diffFrames, SHOW_CURSOR } from './frameDiff.js';
-import { gridOfBuffer, type Grid } from './grid.js';
+import { gridOfBuffer, gridText, type Grid } from './grid.js';
 import { modelTerminal, type ModelTerminal } from './model.js';
 
 /** The real terminal as the writer needs it: a process.stdout or anything shaped like it. */
@@ -26,6 +27,14 @@ export interface FrameWriterOptions {
  */
 export function syncOutputWanted(env: NodeJS.ProcessEnv): boolean {
   return env.AUTODECK_SYNC_OUTPUT !== '0';
+}
+
+/** Writes the screen's text to `file` whole (a reader never sees half a screen); errors ignored. */
+export function dumpScreen(file: string, grid: Grid): void {
+  try {
+    writeFileSync(`${file}.tmp`, `${gridText(grid)}\n`);
+    renameSync(`${file}.tmp`, file);
+  } catch { /* a debugging aid must not break the dashboard */ }
 }
 
 const FALLBACK_COLS = 80;

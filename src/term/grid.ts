@@ -101,3 +101,8 @@ export function gridOfBuffer(buffer: IBuffer, cols: number, rows: number): Grid 
   }
   return { cols, rows, cells };
 }
+
+/** The screen's text, one line per row, trailing blanks dropped (as `tmux capture-pane -p` prints it). */
+export function gridText(grid: Grid): string {
+  return grid.cells.map((row) => row.map((c) => c.chars).join('').replace(/ +$/, '')).join('\n');
+}
