@@ -6,7 +6,8 @@
 # that Node's own headers), and vitest runs there under that Node: the unit tests, the
 # component tests and the integration tests that load the native modules and spawn the CLI.
 # Run `npm run build` first (npm run test:node24 does). Not part of `npm test`.
-# Extra arguments go to vitest instead of the default selection.
+# Extra arguments go to vitest instead of the default selection; `--run CMD ARGS...` runs
+# CMD in the copy with that Node first on PATH instead (`--run node dist/test/bench/cli.js`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 line=${NODE_LINE:-24}
@@ -46,4 +47,9 @@ if [ $# -eq 0 ]; then
 fi
 cd "$app"
 # PATH first: whatever the tests spawn as `node` (and process.execPath) is this Node too.
-PATH="$work/node/bin:$PATH" "$node" node_modules/vitest/vitest.mjs run "$@"
+if [ "$1" = "--run" ]; then
+  shift
+  PATH="$work/node/bin:$PATH" "$@"
+else
+  PATH="$work/node/bin:$PATH" "$node" node_modules/vitest/vitest.mjs run "$@"
+fi
