@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-import { runCli } from '../dist/src/cli.js';
+import module from 'node:module';
+
+// Node >= 22.1 keeps the compiled code of the modules it loads on disk (in the temp
+// folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off); a no-op on Node 20. It must be on
+// before the CLI loads, so the CLI is imported after it, not statically. Not for `hook`:
+// it loads little, and on Node 24 the cache made it slower (measured: see issue 12).
+if (process.argv[2] !== 'hook') module.enableCompileCache?.();
+const { runCli } = await import('../dist/src/cli.js');
 
 // The dashboard is one bundled file (React in production mode); when it is likely wanted,
 // loading it starts now, alongside the CLI's own start-up.

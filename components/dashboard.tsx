@@ -12,6 +12,7 @@ import { controlKeyByte } from '../src/config/settings.js';
 import { printable } from '../src/format/event.js';
 import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
+import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
 
 /** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
@@ -56,6 +57,14 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     cleanup.push(() => keys.release());
     stdout.write(ENTER_ALT_SCREEN);
     cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
+    // Ink draws into a model of the terminal; only the cells that changed reach the real one.
+    // AUTODECK_FRAME_DUMP=FILE: the model's text after each frame, for tests and bug reports.
+    const dump = process.env.AUTODECK_FRAME_DUMP;
+    const frames: FrameWriter = new FrameWriter(stdout, {
+      sync: syncOutputWanted(process.env),
+      onFrame: dump ? () => dumpScreen(dump, frames.screen()) : undefined,
+    });
+    cleanup.push(() => frames.close());
 
     // A hangup (the ssh link dropped) or a kill is a quit: loops are left, not lost.
     let signalled = false;
@@ -75,6 +84,8 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
         resolveNext = resolve;
         if (signalled) return resolve({ kind: 'quit' });
         keys.hold();
+        // A fresh Ink starts at the top of a blank screen, drawn whole.
+        frames.reset();
         instance = render(
           <ThemeContext.Provider value={theme}>
             <ModelContext.Provider value={model}>
@@ -88,7 +99,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
               />
             </ModelContext.Provider>
           </ThemeContext.Provider>,
-          { stdin: keys as unknown as NodeJS.ReadStream, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 10 },
+          { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: 10 },
         );
         instance.waitUntilExit().catch((err: unknown) => {
           problems.push(String(err));
@@ -98,6 +109,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       instance?.unmount();
       instance?.cleanup();
       instance = undefined;
+      frames.pause();
       keys.release();
       if (next.kind === 'quit') break;
       const taken = model.takeSession(next.key);

@@ -36,7 +36,9 @@ describe('npm pack', () => {
     for (const dev of ['ink', 'react', '@inkjs/ui', 'patch-package']) expect(pkg.dependencies[dev], dev).toBeUndefined();
     // every bare import left in the built code that ships is a runtime dependency or a Node built-in
     const shipped = files.filter((f) => f.endsWith('.js')).map((f) => readFileSync(`${ROOT}${f}`, 'utf8'));
-    const external = new Set(shipped.flatMap((code) => [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)['"]([^./'"][^'"]*)['"]/gm)].map((m) => m[1]!)));
+    // import/export statements (a `} from` line ends a long one), import() and require() calls
+    const specifier = /^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^./'"][^'"]*)['"]|^\}\s*from\s*['"]([^./'"][^'"]*)['"]|^import\s*['"]([^./'"][^'"]*)['"]|\bimport\(\s*['"]([^./'"][^'"]*)['"]\s*\)|\brequire\(\s*['"]([^./'"][^'"]*)['"]\s*\)/gm;
+    const external = new Set(shipped.flatMap((code) => [...code.matchAll(specifier)].map((m) => m.slice(1).find(Boolean)!)));
     expect(external).toContain('better-sqlite3');
     for (const name of external) {
       if (name.startsWith('node:') || builtinModules.includes(name.split('/')[0]!)) continue;

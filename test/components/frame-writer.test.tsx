@@ -1,0 +1,158 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { render, type Instance } from 'ink';
+import { App } from '../../components/App.js';
+import { ModelContext } from '../../components/hooks/useModel.js';
+import { ThemeContext, themeFor } from '../../components/theme.js';
+import { KeyInput } from '../../src/deck/keyInput.js';
+import { FrameWriter } from '../../src/term/frameWriter.js';
+import { SYNC_BEGIN, SYNC_END } from '../../src/term/frameDiff.js';
+import { gridOfBuffer, type Grid } from '../../src/term/grid.js';
+import { modelTerminal, type ModelTerminal } from '../../src/term/model.js';
+import { FakeModel, loopRow, moduleRow } from '../helpers/fakeModel.js';
+import { FakeStdin } from '../helpers/renderApp.js';
+import { waitFor } from '../helpers/wait.js';
+
+/**
+ * The real terminal behind the writer: every write counted and fed to an emulator of its
+ * own, so a test can say what a person would see and what it cost.
+ */
+class Screen extends EventEmitter {
+  isTTY = true;
+  writes: string[] = [];
+  readonly term: ModelTerminal;
+  constructor(public columns: number, public rows: number) {
+    super();
+    this.term = modelTerminal(columns, rows);
+  }
+  write = (bytes: string): boolean => {
+    this.writes.push(bytes);
+    this.term.write(bytes);
+    return true;
+  };
+  resize(columns: number, rows: number): void {
+    this.columns = columns;
+    this.rows = rows;
+    this.term.resize(columns, rows);
+    this.emit('resize');
+  }
+  grid(): Promise<Grid> {
+    return new Promise((r) => this.term.write('', () => r(gridOfBuffer(this.term.buffer.active, this.term.cols, this.term.rows))));
+  }
+  text(g: Grid): string {
+    return g.cells.map((row) => row.map((c) => c.chars).join('')).join('\n');
+  }
+}
+
+const NAMES = Array.from({ length: 20 }, (_, i) => `mod-${String(i + 1).padStart(2, '0')}`);
+
+function dashboard(sync: boolean, cols = 160, rows = 50) {
+  // Twenty running loops whose elapsed clocks tick every second; the first module is idle (so `s` asks).
+  const model = new FakeModel([
+    moduleRow('idle-one', { key: '/ws/AiTasks/idle-one' }),
+    ...NAMES.map((n, i) => moduleRow(n, {
+      key: `/ws/AiTasks/${n}`,
+      loop: loopRow(`/ws/AiTasks/${n}`, { iteration: i + 1, startedAt: new Date(Date.now() - i * 7_321).toISOString() }),
+    })),
+  ]);
+  const screen = new Screen(cols, rows);
+  const frames: number[] = [];
+  const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n) });
+  const stdin = new FakeStdin();
+  const instance: Instance = render(
+    <ThemeContext.Provider value={themeFor(true)}>
+      <ModelContext.Provider value={model}>
+        <App onAttach={() => {}} onQuit={() => {}} />
+      </ModelContext.Provider>
+    </ThemeContext.Provider>,
+    { stdout: writer as unknown as NodeJS.WriteStream, stdin: new KeyInput(stdin) as unknown as NodeJS.ReadStream, exitOnCtrlC: false, patchConsole: false, maxFps: 10 },
+  );
+  const stop = (): void => {
+    instance.unmount();
+    instance.cleanup();
+    writer.close();
+    screen.term.dispose();
+  };
+  /** Waits for the real screen to show `what`, then checks it equals the writer's model cell for cell. */
+  const settledOn = async (test: (text: string) => boolean, what: string): Promise<string> => {
+    let last = '';
+    const text = await waitFor(async () => {
+      await writer.flushed();
+      last = screen.text(await screen.grid());
+      return test(last) ? last : undefined;
+    }, what, 10_000, 20).catch((err: unknown) => {
+      throw new Error(`${String(err)}; the screen:\n${last}`);
+    });
+    await writer.flushed();
+    expect(await screen.grid()).toEqual(writer.screen());
+    return text;
+  };
+  return { model, screen, writer, frames, stdin, stop, settledOn };
+}
+
+let stops: (() => void)[] = [];
+afterEach(() => {
+  for (const s of stops) s();
+  stops = [];
+});
+
+describe.each([true, false])('FrameWriter under the dashboard (synchronized output %s)', (sync) => {
+  it('draws the first frame whole, then a ticking clock for a few bytes, and the screen is the model', async () => {
+    const d = dashboard(sync);
+    stops.push(d.stop);
+    await d.settledOn((t) => t.includes('mod-08'), 'the twenty rows');
+    const first = d.frames[0]!;
+    const before = d.frames.length;
+    // Two more frames: the clocks ticked (nothing else changes).
+    const text0 = d.screen.text(await d.screen.grid());
+    await waitFor(() => (d.frames.length >= before + 2 ? true : undefined), 'two clock ticks', 10_000, 50);
+    await d.settledOn((t) => t !== text0, 'a tick on screen');
+    const ticks = d.frames.slice(before);
+    // A whole 160x50 frame of twenty rows is kilobytes; a tick of twenty short clocks is a few hundred bytes.
+    expect(first).toBeGreaterThan(2000);
+    for (const bytes of ticks) expect(bytes).toBeLessThan(800);
+    const marks = d.screen.writes.filter((w) => w.startsWith(SYNC_BEGIN) && w.endsWith(SYNC_END)).length;
+    expect(marks).toBe(sync ? d.screen.writes.length : 0);
+  });
+
+  it('leaves a clean screen after a resize, the help overlay, a dialog and invalidate()', async () => {
+    const d = dashboard(sync, 120, 40);
+    stops.push(d.stop);
+    await d.settledOn((t) => t.includes('mod-08'), 'the rows');
+    d.screen.resize(100, 30);
+    await d.settledOn((t) => t.includes('mod-08') && d.writer.screen().cols === 100, 'the rows at 100x30');
+    d.screen.resize(140, 45);
+    await d.settledOn((t) => t.includes('mod-08') && d.writer.screen().cols === 140, 'the rows at 140x45');
+    d.stdin.write('?');
+    await d.settledOn((t) => t.includes('Show all keys'), 'the help overlay');
+    d.stdin.write('\x1b');
+    await d.settledOn((t) => !t.includes('Show all keys') && t.includes('mod-08'), 'the table again');
+    d.stdin.write('s');
+    await d.settledOn((t) => t.includes('Start a loop on'), 'the start dialog');
+    d.stdin.write('\x1b');
+    await d.settledOn((t) => !t.includes('Start a loop on'), 'the dialog closed');
+    // Something else drew over the terminal: invalidate() draws the model again, whole.
+    d.screen.write('\x1b[H\x1b[2Jgarbage from elsewhere');
+    d.writer.invalidate();
+    await d.settledOn((t) => !t.includes('garbage') && t.includes('mod-08'), 'the dashboard redrawn');
+  });
+
+  it('writes nothing while paused and draws whole after reset()', async () => {
+    const d = dashboard(sync, 100, 30);
+    stops.push(d.stop);
+    await d.settledOn((t) => t.includes('mod-08'), 'the rows');
+    d.writer.pause();
+    const n = d.screen.writes.length;
+    d.screen.write('\x1b[H\x1b[2Jan agent on the screen');
+    // A clock tick while paused goes to the model only.
+    const f = d.frames.length;
+    await new Promise((r) => setTimeout(r, 1200));
+    await d.writer.flushed();
+    expect(d.frames.length).toBe(f);
+    expect(d.screen.writes.slice(n + 1)).toEqual([]);
+    d.writer.reset();
+    // After reset the model is blank: Ink's next frame fills it again (as after re-entering the alternate screen).
+    d.model.patchRow('/ws/AiTasks/mod-01', { loop: { ...d.model.getSnapshot().rows[1]!.loop!, iteration: 99 } });
+    await d.settledOn((t) => !t.includes('an agent') && t.includes('mod-08'), 'the dashboard back');
+  });
+});
