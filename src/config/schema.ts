@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
-import { argv, choice, choiceList, controlKey, decimal, int, path, paths, type Kind } from './kinds.js';
+import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
 export type AgentProfile = (typeof AGENT_PROFILES)[number];
@@ -44,6 +44,10 @@ export interface Settings {
   detachKey: string;
   /** Empty = no notifications (the default). */
   notify: NotifyChannel[];
+  /** argv run without a shell for each notification (the event on stdin and in AUTODECK_EVENT_*); empty = none. */
+  notifyCommand: string[];
+  /** POSTed each notification as JSON (text for an ntfy topic); empty = none. */
+  notifyUrl: string;
   /** Absolute path; undefined = the task module's git top level, chosen by the supervisor. */
   agentCwd: string | undefined;
   /** Raw `profiles` value from a config file (agent pattern extensions), not interpreted here. */
@@ -179,6 +183,14 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   notify: {
     flag: '--notify', kind: choiceList(NOTIFY_CHANNELS, 'CHANNELS'), default: fixed<NotifyChannel[]>([], 'none'),
     description: 'tell you when a loop ends, stalls or needs input: bell, osc9 (desktop notification), tmux (status-line message)',
+  },
+  notifyCommand: {
+    flag: '--notify-command', kind: optionalArgv, default: fixed<string[]>([], 'none'),
+    description: 'run this command (no shell) for each notification, with the event as JSON on stdin and AUTODECK_EVENT_* variables',
+  },
+  notifyUrl: {
+    flag: '--notify-url', kind: httpUrl, default: fixed('', 'none'),
+    description: 'POST each notification as JSON to this URL (an ntfy topic URL gets a readable text and a Title)',
   },
   agentCwd: {
     flag: '--agent-cwd', kind: path('DIR'), default: derived("the task module's git top level", () => undefined),

@@ -121,6 +121,11 @@ export class Loop {
     return this.over;
   }
 
+  /** Whether a person has the agent's terminal now (attach mode). */
+  get attached(): boolean {
+    return this.attachedNow;
+  }
+
   get stopping(): boolean {
     return this.stopReason !== undefined || this.stopSignal !== undefined;
   }

@@ -152,6 +152,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return [...this.loops.values()];
   }
 
+  /** The loop of a task folder this process runs, if any. */
+  loopOf(taskDir: string): Loop | undefined {
+    return this.loops.get(taskDir);
+  }
+
   /**
    * Starts a loop on a task module (SPEC 5.1). A loop left there by an autodeck that
    * died is adopted instead (SPEC 5.6); undefined when adopting ended it at once.
