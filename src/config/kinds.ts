@@ -152,16 +152,16 @@ export const optionalArgv: Kind<string[]> = {
 export const httpUrl: Kind<string> = {
   arg: 'URL',
   parse(raw) {
-    if (typeof raw !== 'string') return fail('is not a URL (a string)');
+    if (typeof raw !== 'string') return fail('not a URL: give a string like https://ntfy.sh/my-topic');
     const text = raw.trim();
     if (text === '' || text.toLowerCase() === 'none') return ok('');
     let u: URL;
     try {
       u = new URL(text);
     } catch {
-      return fail('is not a URL (like https://ntfy.sh/my-topic)');
+      return fail('not a URL like https://ntfy.sh/my-topic (the value is not shown: it may hold a token)');
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return fail(`must be http or https, not ${u.protocol.slice(0, 20)}`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return fail(`an http or https URL only, not ${u.protocol.slice(0, 20)}`);
     return ok(u.href);
   },
 };
