@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
+import type { ModelPrice } from '../spend/prices.js';
 import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
@@ -52,9 +53,14 @@ export interface Settings {
   agentCwd: string | undefined;
   /** Raw `profiles` value from a config file (agent pattern extensions), not interpreted here. */
   profiles: unknown;
+  /** Spend limits of a loop (src/spend/); 0 = off. */
+  maxTokens: number;
+  maxCostUsd: number;
+  /** `prices` of a config file (USD per million tokens by model id), over the built-in table. */
+  prices: Record<string, ModelPrice>;
 }
 
-export type SettingName = Exclude<keyof Settings, 'profiles'>;
+export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices'>;
 
 /** What a default may depend on; rows may derive from rows above them in the table. */
 export interface DefaultContext {
@@ -93,6 +99,14 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   maxIterations: {
     flag: '--max-iterations', kind: int(1, 1000), default: fixed(20),
     description: 'most iterations per loop',
+  },
+  maxTokens: {
+    flag: '--max-tokens', kind: int(0), default: fixed(0, '0 (off)'),
+    description: "stop a loop (reason budget) once its agent's transcript shows this many tokens (input, output, cache)",
+  },
+  maxCostUsd: {
+    flag: '--max-cost', kind: decimal({ min: 0 }, 'USD'), default: fixed(0, '0 (off)'),
+    description: 'stop a loop (reason budget) once its estimated cost reaches this many US dollars',
   },
   timeoutMinutes: {
     flag: '--timeout', kind: decimal({ min: 0, exclusive: true, max: 1440 }, 'MINUTES'), default: fixed(30),
@@ -218,4 +232,4 @@ export const SETTINGS_TABLE: readonly SettingRow[] = (Object.keys(SETTING_DEFS) 
 }));
 
 /** Config-file keys that are not settings but are kept for others to interpret. */
-export const RESERVED_FILE_KEYS = ['profiles'] as const;
+export const RESERVED_FILE_KEYS = ['profiles', 'prices'] as const;

@@ -50,6 +50,8 @@ export function describeEvent(e: LoopEvent): string {
       return `Stop hook re-engaged the agent (${d.completed}/${d.total} tasks): ${d.reason}`;
     case 'hook_allow':
       return `Stop hook let the agent stop (${d.rule}${d.outcome ? `, ${d.outcome}` : ''}): ${d.reason}`;
+    case 'budget':
+      return `spending limit reached: ${d.tokens} tokens${typeof d.costUsd === 'number' ? `, $${d.costUsd.toFixed(2)}` : ''} (max ${d.maxTokens || '-'} tokens, $${d.maxCostUsd || '-'})`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:

@@ -4,7 +4,7 @@ import { writeFileAtomic } from './atomic.js';
 
 export const STOP_FILE = '.auto-stop';
 
-export const STOP_REASONS = ['timeout', 'max_iterations', 'user_stop', 'stall_limit', 'reasoning_loop'] as const;
+export const STOP_REASONS = ['timeout', 'max_iterations', 'user_stop', 'stall_limit', 'reasoning_loop', 'budget'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface StopRequest {

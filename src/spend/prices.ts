@@ -74,3 +74,26 @@ export function mergePrices(overrides: Readonly<Record<string, ModelPrice>> | un
   for (const [k, v] of Object.entries(overrides ?? {})) out[k.trim().toLowerCase()] = v;
   return out;
 }
+
+/**
+ * The `prices` key of a settings file: `{"model-id": {"input": 3, "output": 15, ...}}` in
+ * USD per million tokens. An error is one line; the bad value is not used.
+ */
+export function parsePrices(raw: unknown): { value: Record<string, ModelPrice> } | { error: string } {
+  if (raw === undefined) return { value: {} };
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { error: 'is not an object of model ids to prices' };
+  const out: Record<string, ModelPrice> = {};
+  for (const [model, p] of Object.entries(raw as Record<string, unknown>)) {
+    const shown = JSON.stringify(model.slice(0, 60));
+    if (!p || typeof p !== 'object' || Array.isArray(p)) return { error: `${shown}: is not {input, output, cacheWrite?, cacheWrite1h?, cacheRead?}` };
+    const price: Record<string, number> = {};
+    for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
+      if (!['input', 'output', 'cacheWrite', 'cacheWrite1h', 'cacheRead'].includes(k)) return { error: `${shown}: unknown field ${JSON.stringify(k.slice(0, 30))}` };
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return { error: `${shown}: ${k} must be a number of USD per million tokens, 0 or more` };
+      price[k] = v;
+    }
+    if (price.input === undefined || price.output === undefined) return { error: `${shown}: input and output are required` };
+    out[model.trim().toLowerCase()] = price as unknown as ModelPrice;
+  }
+  return { value: out };
+}

@@ -2,7 +2,7 @@ import type { Db } from './db.js';
 
 export const OUTCOMES = [
   'complete', 'blocked', 'merge_conflict', 'stopped', 'max_iterations', 'timeout', 'user_stop',
-  'stall_limit', 'reasoning_loop', 'killed', 'failed',
+  'stall_limit', 'reasoning_loop', 'killed', 'failed', 'budget',
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { budgetOn, budgetReached, SpendMeter } from '../spend/meter.js';
+import type { ModelPrice, Spend } from '../spend/prices.js';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
@@ -33,6 +35,10 @@ export interface LoopSettings {
   hungErrorMinutes: number;
   hungRepeatCalls: number;
   hungLadderMinutes: number;
+  /** Spend limits (0 or absent: off) and price overrides (src/spend/). */
+  maxTokens?: number;
+  maxCostUsd?: number;
+  prices?: Record<string, ModelPrice>;
 }
 
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
@@ -91,6 +97,8 @@ export class Loop {
   private sessionSince = 0;
   /** A person has the agent's terminal (attach mode). */
   private attachedNow = false;
+  /** Reads the agent's transcript for the tokens spent, made on first use. */
+  private meter: SpendMeter | undefined;
 
   private readonly watchdog: Watchdog;
 
@@ -350,8 +358,24 @@ export class Loop {
       this.startGrace();
       return;
     }
-    const reason = limitReached(this.row, this.deps.now());
+    const reason = limitReached(this.row, this.deps.now()) ?? this.budgetCheck();
     if (reason) this.requestStop(reason);
+  }
+
+  /** What the agent's transcript says it spent; undefined when there is no transcript. */
+  spend(): Spend | undefined {
+    this.meter ??= new SpendMeter(this.spec.transcriptDir, Date.parse(this.row.startedAt), this.spec.settings.prices);
+    return this.meter.read();
+  }
+
+  /** `budget` when the loop has spent its maxTokens / maxCostUsd (checked at each signal, like maxIterations). */
+  private budgetCheck(): StopReason | undefined {
+    const { maxTokens, maxCostUsd } = this.spec.settings;
+    if (!budgetOn({ maxTokens, maxCostUsd })) return undefined;
+    const spend = this.spend();
+    if (!budgetReached(spend, { maxTokens, maxCostUsd })) return undefined;
+    this.event('budget', { tokens: spend!.tokens, costUsd: spend!.costUsd ?? null, maxTokens: maxTokens ?? 0, maxCostUsd: maxCostUsd ?? 0 });
+    return 'budget';
   }
 
   /** A stop file appeared: ours, or another process asking (SPEC 2.2). */
