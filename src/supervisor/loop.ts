@@ -351,6 +351,7 @@ export class Loop {
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
     });
+    this.recordSpend();
     if (this.stopping) return;
     if (signal.next === '(stop)') {
       this.stopSignal = signal;
@@ -366,6 +367,31 @@ export class Loop {
   spend(): Spend | undefined {
     this.meter ??= new SpendMeter(this.spec.transcriptDir, Date.parse(this.row.startedAt), this.spec.settings.prices);
     return this.meter.read();
+  }
+
+  /** Keeps the row's tokens and cost up to date (at each signal); nothing without a transcript. */
+  private recordSpend(): void {
+    let spend: Spend | undefined;
+    try {
+      spend = this.spend();
+    } catch {
+      return; // a transcript that cannot be read now: the next signal tries again
+    }
+    if (!spend) return;
+    const costUsd = spend.costUsd ?? null;
+    if (spend.tokens !== this.row.tokens || costUsd !== this.row.costUsd) this.patch({ tokens: spend.tokens, costUsd });
+  }
+
+  /** The run's spend at its end: the last read, brought up to date; nulls when there was no transcript. */
+  private finalSpend(): { tokens: number | null; costUsd: number | null } {
+    let spend: Spend | undefined;
+    try {
+      spend = this.spend();
+    } catch {
+      spend = undefined;
+    }
+    if (!spend) return { tokens: this.row.tokens ?? null, costUsd: this.row.costUsd ?? null };
+    return { tokens: spend.tokens, costUsd: spend.costUsd ?? null };
   }
 
   /** `budget` when the loop has spent its maxTokens / maxCostUsd (checked at each signal, like maxIterations). */
@@ -522,6 +548,7 @@ export class Loop {
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
       recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
+      ...this.finalSpend(),
     };
     let id = 0;
     this.deps.store.tx(() => {
