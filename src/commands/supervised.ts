@@ -40,7 +40,7 @@ export function wireExternalNotifier(supervisor: Supervisor, settings: Settings,
       const loop = supervisor.loopOf(taskDir);
       if (!loop) return undefined;
       const session = loop.session && !loop.session.exited ? loop.session : undefined;
-      return { iteration: loop.row.iteration, ...(session ? { screen: session.screen() } : {}) };
+      return { iteration: loop.row.iteration, tokens: loop.row.tokens, costUsd: loop.row.costUsd, ...(session ? { screen: session.screen() } : {}) };
     },
     onProblem,
   });

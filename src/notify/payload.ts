@@ -24,6 +24,9 @@ export interface NotifyPayload {
   event: string;
   at: string;
   iteration?: number;
+  /** Spent so far, from the agent's transcript; left out when not known (no transcript, no price). */
+  tokens?: number;
+  costUsd?: number;
   /** ended: the loop's outcome. */
   outcome?: string;
   /** quota: when the limit resets, HH:MM local time of the supervisor's machine. */
@@ -80,6 +83,9 @@ export interface PayloadContext {
   iteration?: number;
   /** The agent's screen now, when this process runs it. */
   screen?: readonly string[];
+  /** What the loop spent so far, when known. */
+  tokens?: number | null;
+  costUsd?: number | null;
 }
 
 /** The payload for an event and the notification decided for it. Pure. */
@@ -98,6 +104,10 @@ export function payloadFor(e: LoopEvent, n: Notification, ctx: PayloadContext): 
   };
   const iteration = typeof e.detail.iterations === 'number' ? e.detail.iterations : ctx.iteration;
   if (typeof iteration === 'number') p.iteration = iteration;
+  const tokens = typeof e.detail.tokens === 'number' ? e.detail.tokens : ctx.tokens;
+  if (typeof tokens === 'number') p.tokens = tokens;
+  const cost = typeof e.detail.costUsd === 'number' ? e.detail.costUsd : ctx.costUsd;
+  if (typeof cost === 'number') p.costUsd = Math.round(cost * 10_000) / 10_000;
   if (e.kind === 'ended' && typeof e.detail.outcome === 'string') p.outcome = e.detail.outcome;
   if (reason === 'quota') {
     const until = clockOf(e.detail.resetAt);

@@ -560,7 +560,7 @@ export class Loop {
       } else {
         this.deps.store.loops.delete(row.session);
       }
-      this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
+      this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs, tokens: run.tokens, costUsd: run.costUsd });
     });
     this.deps.ended(this, { id, ...run });
   }

@@ -140,7 +140,7 @@ describe('the payload', () => {
     expect(quota).toMatchObject({ reason: 'quota', until: '15:30' });
     expect(payloadOf({ ...ended, kind: 'failed', detail: { message: 'no agent' } }).reason).toBe('failed');
     expect(payloadOf({ ...ended, detail: { outcome: 'timeout', iterations: 2 } })).toMatchObject({ reason: 'ended', outcome: 'timeout' });
-    expect(payloadOf({ ...ended, detail: { outcome: 'budget', iterations: 2 } }).reason).toBe('budget');
+    expect(payloadOf({ ...ended, detail: { outcome: 'budget', iterations: 2, tokens: 24800, costUsd: 0.03001 } })).toMatchObject({ reason: 'budget', tokens: 24800, costUsd: 0.03 });
     expect(payloadOf({ ...ended, kind: 'stall', detail: { kind: 'idle', source: 'screen' } }).screen).toBeUndefined();
   });
 
@@ -241,6 +241,9 @@ describe('autodeck run with notifyUrl and notifyCommand (the built CLI, the simu
       const posted = seen.filter((x) => x.url.startsWith('/run')).map((x) => JSON.parse(x.body) as NotifyPayload);
       expect(posted).toHaveLength(1);
       expect(posted[0]).toMatchObject({ module: 'ship-it', taskDir: dir, reason: 'done', outcome: 'complete', iteration: 6, event: 'ended' });
+      // a run without a transcript: no tokens or cost, rather than 0
+      expect(posted[0]).not.toHaveProperty('tokens');
+      expect(posted[0]).not.toHaveProperty('costUsd');
       const got = JSON.parse(readFileSync(out, 'utf8')) as { stdin: string; env: Record<string, string> };
       expect(JSON.parse(got.stdin)).toEqual(posted[0]);
       expect(got.env.AUTODECK_EVENT_REASON).toBe('done');
