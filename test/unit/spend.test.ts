@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messagesOf, tokensByModel, usageOfEntry, totalTokens } from '../../src/spend/usage.js';
 import { costOf, mergePrices, priceOf, spendOf } from '../../src/spend/prices.js';
 import { TranscriptUsage } from '../../src/spend/reader.js';
+import { budgetOn, budgetReached, SpendMeter } from '../../src/spend/meter.js';
 
 const FIXTURES = new URL('../fixtures/transcripts/', import.meta.url);
 /** A transcript's entries; a line that is not JSON (one still being written) is left out. */
@@ -97,6 +98,48 @@ describe('TranscriptUsage: reading a transcript as it grows', () => {
       writeFileSync(path, '{"type":"assistant","message":{"id":"m","model":"claude-opus-4-8","usage":{"output_tokens":7}}}\n');
       r.update();
       expect([...r.byModel().entries()]).toEqual([['claude-opus-4-8', { input: 0, output: 7, cacheWrite: 0, cacheWrite1h: 0, cacheRead: 0 }]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the budget', () => {
+  const spend = (tokens: number, costUsd: number | undefined) => ({ tokens, costUsd, unpriced: costUsd === undefined ? ['m'] : [] });
+
+  it('is reached at maxTokens or maxCostUsd, whichever comes first; 0 is off', () => {
+    expect(budgetReached(spend(19_999, 1), { maxTokens: 20_000 })).toBe(false);
+    expect(budgetReached(spend(20_000, 1), { maxTokens: 20_000 })).toBe(true);
+    expect(budgetReached(spend(10, 2.5), { maxTokens: 20_000, maxCostUsd: 2.5 })).toBe(true);
+    expect(budgetReached(spend(10 ** 9, 10 ** 6), { maxTokens: 0, maxCostUsd: 0 })).toBe(false);
+    expect(budgetOn({ maxTokens: 0, maxCostUsd: 0 })).toBe(false);
+    expect(budgetOn({ maxCostUsd: 0.5 })).toBe(true);
+  });
+
+  it('cannot be reached by cost while the cost is unknown, nor at all without a transcript', () => {
+    expect(budgetReached(spend(10 ** 9, undefined), { maxCostUsd: 0.01 })).toBe(false);
+    expect(budgetReached(spend(10 ** 9, undefined), { maxCostUsd: 0.01, maxTokens: 1000 })).toBe(true);
+    expect(budgetReached(undefined, { maxTokens: 1 })).toBe(false);
+  });
+});
+
+describe('SpendMeter', () => {
+  it('reads the transcripts written since the loop started, not older ones, and says when there is none', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'autodeck-meter-'));
+    try {
+      const start = Date.now();
+      expect(new SpendMeter(join(dir, 'not-yet'), start).read()).toBeUndefined();
+      expect(new SpendMeter(undefined, start).read()).toBeUndefined();
+      const old = join(dir, 'old.jsonl');
+      writeFileSync(old, readFileSync(new URL('handmade-loop.jsonl', FIXTURES)));
+      utimesSync(old, new Date(start - 60_000), new Date(start - 60_000));
+      const meter = new SpendMeter(dir, start);
+      expect(meter.read()).toBeUndefined();
+      const current = join(dir, 'current.jsonl');
+      writeFileSync(current, readFileSync(new URL('claude-2.1.197-tool-turn.jsonl', FIXTURES)));
+      expect(meter.read()).toEqual({ tokens: 240, costUsd: undefined, unpriced: ['claude-opus-4-8'] });
+      // with a price for it from the settings
+      expect(new SpendMeter(dir, start, { 'claude-opus-4-8': { input: 5, output: 25 } }).read()?.costUsd).toBeCloseTo((200 * 5 + 40 * 25) / 1e6, 12);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
