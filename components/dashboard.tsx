@@ -5,7 +5,7 @@ import { ThemeContext, colorWanted, themeFor } from './theme.js';
 import { INITIAL_UI, type UiState } from './state.js';
 import { LiveModel } from '../src/deck/model.js';
 import { KeyInput } from '../src/deck/keyInput.js';
-import { openQuietSupervisor } from '../src/commands/supervised.js';
+import { attachedTo, openQuietSupervisor, wireExternalNotifier } from '../src/commands/supervised.js';
 import { startApiForSupervisor, type SupervisorApi } from '../src/commands/serve.js';
 import { EXIT, type CommandContext, type DashboardLauncher } from '../src/commands/context.js';
 import { controlKeyByte } from '../src/config/settings.js';
@@ -41,7 +41,11 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
       cleanup.push(() => api?.close());
     }
-    const notifier = new Notifier({ channels: settings.notify, write: (bytes) => stdout.write(bytes), now: Date.now, env: process.env });
+    const notifier = new Notifier({
+      channels: settings.notify, write: (bytes) => stdout.write(bytes), now: Date.now, env: process.env, attached: attachedTo(supervisor),
+    });
+    // The dashboard owns the screen: a failed delivery is not printed over it.
+    wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
     model = new LiveModel(supervisor, store, settings.roots);
     for (const s of opts.start ?? []) {

@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute } from 'node:path';
 import { isSessionId } from '../paths.js';
 import { resolveModule } from '../protocol/modules.js';
@@ -11,6 +11,8 @@ import { loopStatusJson } from '../supervisor/snapshot.js';
 import { StartRefused, type StartOptions, type Supervisor } from '../supervisor/supervisor.js';
 import { excerpt, HttpError, readJsonObject } from './body.js';
 import { suggestionFor } from '../history/forModule.js';
+import type { EventHub } from './events.js';
+import { openApiDocument } from './openapi.js';
 
 /** What the routes work with. */
 export interface ApiDeps {
@@ -19,6 +21,8 @@ export interface ApiDeps {
   /** The roots under which `taskDir` must lie. */
   settings: { roots: readonly string[] };
   now: () => number;
+  /** The open event streams of `GET /api/events`. */
+  events: EventHub;
 }
 
 export interface RequestContext {
@@ -29,10 +33,8 @@ export interface RequestContext {
   deps: ApiDeps;
 }
 
-export interface Reply {
-  status: number;
-  body: unknown;
-}
+/** A JSON answer, or a response the handler's `stream` takes over (an event stream). */
+export type Reply = { status: number; body: unknown } | { stream: (req: IncomingMessage, res: ServerResponse) => void };
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
 export type Method = 'GET' | 'POST' | 'DELETE';
@@ -155,6 +157,17 @@ export function lookupLoop({ url, deps }: RequestContext): Reply {
   return { status: 200, body: { session_name: row.session, status: row.status } };
 }
 
+/** GET: the loops' events as Server-Sent Events, until the client goes away. */
+export function streamEvents({ deps }: RequestContext): Reply {
+  if (deps.events.full) throw new HttpError(503, 'too many event streams are open; try again later', { 'Retry-After': '10' });
+  return { stream: (req, res) => deps.events.attach(req, res) };
+}
+
+/** GET: the OpenAPI 3.1 description of these routes. */
+export function getOpenApi(): Reply {
+  return { status: 200, body: openApiDocument() };
+}
+
 /**
  * SPEC 8. A path matches one route at most. `:id` takes anything up to the last
  * `/task-auto`, so a bad id (`a/b`) is a 400 that says why, not a 404.
@@ -162,6 +175,8 @@ export function lookupLoop({ url, deps }: RequestContext): Reply {
 export const ROUTES: readonly Route[] = [
   { pattern: /^\/api\/sessions\/(.+)\/task-auto$/, handlers: { POST: startLoop, GET: getLoop, DELETE: stopLoop } },
   { pattern: /^\/api\/task-auto\/lookup$/, handlers: { GET: lookupLoop } },
+  { pattern: /^\/api\/events$/, handlers: { GET: streamEvents } },
+  { pattern: /^\/api\/openapi\.json$/, handlers: { GET: getOpenApi } },
 ];
 
 export type Match = { route: Route; params: string[] } | undefined;

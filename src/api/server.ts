@@ -5,6 +5,7 @@ import type { Supervisor } from '../supervisor/supervisor.js';
 import { HttpError } from './body.js';
 import { matchRoute, type ApiDeps, type Method, type Reply } from './routes.js';
 import { bearerToken, tokensEqual } from './token.js';
+import { EventHub, type EventHubOptions } from './events.js';
 
 export interface ApiOptions {
   supervisor: Supervisor;
@@ -18,6 +19,8 @@ export interface ApiOptions {
   now?: () => number;
   /** Told of a handler's unexpected failure (the client only gets "internal error"). */
   onError?: (err: unknown) => void;
+  /** The event stream's heartbeat and limits (`GET /api/events`). */
+  events?: EventHubOptions;
 }
 
 export interface ApiServer {
@@ -25,6 +28,8 @@ export interface ApiServer {
   host: string;
   /** What the socket is bound to (address, family, port). */
   address(): AddressInfo;
+  /** Event streams open now. */
+  eventStreams(): number;
   close(): Promise<void>;
 }
 
@@ -102,7 +107,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: ApiDeps, 
     send(req, res, 500, { error: 'internal error' });
     return;
   }
-  send(req, res, reply.status, reply.body);
+  if ('stream' in reply) reply.stream(req, res);
+  else send(req, res, reply.status, reply.body);
 }
 
 /**
@@ -113,7 +119,8 @@ export function startApi(opts: ApiOptions): Promise<ApiServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!isLoopback(host)) return Promise.reject(new Error(`autodeck: the API listens on a loopback address only, not ${host}`));
   if (!opts.token) return Promise.reject(new Error('autodeck: the API needs a token'));
-  const deps: ApiDeps = { supervisor: opts.supervisor, store: opts.store, settings: opts.settings, now: opts.now ?? Date.now };
+  const events = new EventHub(opts.supervisor, opts.events);
+  const deps: ApiDeps = { supervisor: opts.supervisor, store: opts.store, settings: opts.settings, now: opts.now ?? Date.now, events };
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
     handle(req, res, deps, opts).catch((err: unknown) => {
       opts.onError?.(err);
@@ -137,8 +144,10 @@ export function startApi(opts: ApiOptions): Promise<ApiServer> {
         port,
         host,
         address: () => (server.address() as AddressInfo | null) ?? { ...bound },
+        eventStreams: () => events.size,
         close: () => {
           closing ??= new Promise<void>((done) => {
+            events.close();
             server.close(() => done());
             server.closeAllConnections();
           });

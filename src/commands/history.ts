@@ -46,10 +46,23 @@ function when(iso: string, sameDayAs?: string): string {
   return `${day} ${time}`;
 }
 
+/** Tokens as people read them: 950, 24.8k, 1.3M. */
+export function tokensText(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** What a run spent: `24.8k $0.07`, `24.8k (no price)`, or `no transcript` — never a 0 not measured. */
+export function spentText(tokens: number | null, costUsd: number | null): string {
+  if (tokens === null) return 'no transcript';
+  return costUsd === null ? `${tokensText(tokens)} (no price)` : `${tokensText(tokens)} $${costUsd.toFixed(2)}`;
+}
+
 /** The human table, newest first; the module column only when runs of several modules are shown. */
 function table(runs: RunRow[], withModule: boolean): string[] {
-  const head = ['STARTED', 'ENDED', ...(withModule ? ['MODULE'] : []), 'OUTCOME', 'SCORE', 'ITER', 'ACTIVE', 'RECOV', 'RESTARTS', 'QUOTA WAIT'];
-  const align: ('l' | 'r')[] = ['l', 'l', ...(withModule ? ['l' as const] : []), 'l', 'r', 'r', 'r', 'r', 'r', 'r'];
+  const head = ['STARTED', 'ENDED', ...(withModule ? ['MODULE'] : []), 'OUTCOME', 'SCORE', 'ITER', 'ACTIVE', 'RECOV', 'RESTARTS', 'QUOTA WAIT', 'SPENT'];
+  const align: ('l' | 'r')[] = ['l', 'l', ...(withModule ? ['l' as const] : []), 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'];
   const rows = runs.map((r) => [
     when(r.startedAt),
     when(r.endedAt, r.startedAt),
@@ -61,6 +74,7 @@ function table(runs: RunRow[], withModule: boolean): string[] {
     String(r.recoveries),
     String(r.restarts),
     r.quotaWaitMs > 0 ? duration(r.quotaWaitMs) : '-',
+    spentText(r.tokens ?? null, r.costUsd ?? null),
   ].map(printable));
   return columns([head, ...rows], align);
 }

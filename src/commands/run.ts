@@ -24,7 +24,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
 /** Starts the loops, prints their events, and waits for them all to end (`run`, `demo`). */
 export async function supervise(ctx: CommandContext, requests: StartRequest[]): Promise<number> {
-  const { store, supervisor } = openSupervisor(ctx);
+  const { store, supervisor, notifier } = openSupervisor(ctx);
   const json = ctx.flags.json === true;
   const refuseFailed = ctx.flags.refuseFailed === true;
   // Said on stderr even with --json: the start clears a "manual intervention required".
@@ -82,6 +82,8 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   for (const s of signals) process.on(s, onInterrupt);
   try {
     await supervisor.whenIdle();
+    // The last notification (the end) is let out before the process exits.
+    await notifier.drain();
   } finally {
     for (const s of signals) process.off(s, onInterrupt);
     supervisor.close();

@@ -136,6 +136,36 @@ export const argv: Kind<string[]> = {
   },
 };
 
+/** An argv like `argv`, or nothing: an empty string, `none` or an empty array turn it off (`[]`). */
+export const optionalArgv: Kind<string[]> = {
+  arg: 'COMMAND',
+  parse(raw, ctx) {
+    if ((typeof raw === 'string' && (raw.trim() === '' || raw.trim().toLowerCase() === 'none')) || (Array.isArray(raw) && raw.length === 0)) return ok([]);
+    return argv.parse(raw, ctx);
+  },
+};
+
+/**
+ * An http(s) URL, or nothing (an empty string or `none`: `''`). A bad one is refused
+ * without quoting it whole: it may hold a token.
+ */
+export const httpUrl: Kind<string> = {
+  arg: 'URL',
+  parse(raw) {
+    if (typeof raw !== 'string') return fail('not a URL: give a string like https://ntfy.sh/my-topic');
+    const text = raw.trim();
+    if (text === '' || text.toLowerCase() === 'none') return ok('');
+    let u: URL;
+    try {
+      u = new URL(text);
+    } catch {
+      return fail('not a URL like https://ntfy.sh/my-topic (the value is not shown: it may hold a token)');
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return fail(`an http or https URL only, not ${u.protocol.slice(0, 20)}`);
+    return ok(u.href);
+  },
+};
+
 function toPath(p: string, ctx: ParseContext): string {
   const expanded = p === '~' ? ctx.home : p.startsWith('~/') ? ctx.home + p.slice(1) : p;
   return resolve(ctx.baseDir, expanded);

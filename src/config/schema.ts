@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
-import { argv, choice, choiceList, controlKey, decimal, int, path, paths, type Kind } from './kinds.js';
+import type { ModelPrice } from '../spend/prices.js';
+import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
 export type AgentProfile = (typeof AGENT_PROFILES)[number];
@@ -44,13 +45,22 @@ export interface Settings {
   detachKey: string;
   /** Empty = no notifications (the default). */
   notify: NotifyChannel[];
+  /** argv run without a shell for each notification (the event on stdin and in AUTODECK_EVENT_*); empty = none. */
+  notifyCommand: string[];
+  /** POSTed each notification as JSON (text for an ntfy topic); empty = none. */
+  notifyUrl: string;
   /** Absolute path; undefined = the task module's git top level, chosen by the supervisor. */
   agentCwd: string | undefined;
   /** Raw `profiles` value from a config file (agent pattern extensions), not interpreted here. */
   profiles: unknown;
+  /** Spend limits of a loop (src/spend/); 0 = off. */
+  maxTokens: number;
+  maxCostUsd: number;
+  /** `prices` of a config file (USD per million tokens by model id), over the built-in table. */
+  prices: Record<string, ModelPrice>;
 }
 
-export type SettingName = Exclude<keyof Settings, 'profiles'>;
+export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices'>;
 
 /** What a default may depend on; rows may derive from rows above them in the table. */
 export interface DefaultContext {
@@ -89,6 +99,14 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   maxIterations: {
     flag: '--max-iterations', kind: int(1, 1000), default: fixed(20),
     description: 'most iterations per loop',
+  },
+  maxTokens: {
+    flag: '--max-tokens', kind: int(0), default: fixed(0, '0 (off)'),
+    description: "stop a loop (reason budget) once its agent's transcript shows this many tokens (input, output, cache)",
+  },
+  maxCostUsd: {
+    flag: '--max-cost', kind: decimal({ min: 0 }, 'USD'), default: fixed(0, '0 (off)'),
+    description: 'stop a loop (reason budget) once its estimated cost reaches this many US dollars',
   },
   timeoutMinutes: {
     flag: '--timeout', kind: decimal({ min: 0, exclusive: true, max: 1440 }, 'MINUTES'), default: fixed(30),
@@ -180,6 +198,14 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
     flag: '--notify', kind: choiceList(NOTIFY_CHANNELS, 'CHANNELS'), default: fixed<NotifyChannel[]>([], 'none'),
     description: 'tell you when a loop ends, stalls or needs input: bell, osc9 (desktop notification), tmux (status-line message)',
   },
+  notifyCommand: {
+    flag: '--notify-command', kind: optionalArgv, default: fixed<string[]>([], 'none'),
+    description: 'run this command (no shell) for each notification, with the event as JSON on stdin and AUTODECK_EVENT_* variables',
+  },
+  notifyUrl: {
+    flag: '--notify-url', kind: httpUrl, default: fixed('', 'none'),
+    description: 'POST each notification as JSON to this URL (an ntfy topic URL gets a readable text and a Title)',
+  },
   agentCwd: {
     flag: '--agent-cwd', kind: path('DIR'), default: derived("the task module's git top level", () => undefined),
     description: 'working directory of the agent',
@@ -206,4 +232,4 @@ export const SETTINGS_TABLE: readonly SettingRow[] = (Object.keys(SETTING_DEFS) 
 }));
 
 /** Config-file keys that are not settings but are kept for others to interpret. */
-export const RESERVED_FILE_KEYS = ['profiles'] as const;
+export const RESERVED_FILE_KEYS = ['profiles', 'prices'] as const;

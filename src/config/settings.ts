@@ -1,3 +1,4 @@
+import { parsePrices } from '../spend/prices.js';
 import { resolve } from 'node:path';
 import { homeDir, projectConfigPath, userConfigPath } from '../paths.js';
 import type { SettingError } from './errors.js';
@@ -91,6 +92,11 @@ export function resolveSettings(input: ResolveInput): ResolveResult {
   }
   // Interpreted elsewhere (agent pattern extensions); the project's wins over the user's.
   resolved.profiles = files.find((f) => f.values.profiles !== undefined)?.values.profiles;
+  // Prices: the project's file wins over the user's, whole.
+  const priceFile = files.find((f) => f.values.prices !== undefined);
+  const prices = parsePrices(priceFile?.values.prices);
+  if ('error' in prices) errors.push({ setting: 'prices', source: priceFile!.path, message: prices.error });
+  resolved.prices = 'value' in prices ? prices.value : {};
 
   return { value: resolved as Settings, errors };
 }

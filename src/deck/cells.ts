@@ -24,6 +24,7 @@ const LOOP_STATES: Record<string, StateCell> = {
   stopping: { glyph: '■', word: 'stopping', tone: 'warn' },
   suspended: { glyph: '‖', word: 'suspended', tone: 'muted' },
   failed: { glyph: '✗', word: 'failed', tone: 'bad', loud: true },
+  budget: { glyph: '■', word: 'budget', tone: 'warn' },
 };
 
 const LIFECYCLE_TONES: Record<string, Tone> = { complete: 'ok', blocked: 'bad', cancelled: 'muted' };
@@ -41,6 +42,7 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
   reasoning_loop: { glyph: '!', word: 'looping', tone: 'bad' },
   killed: { glyph: '✗', word: 'killed', tone: 'bad' },
   failed: { glyph: '✗', word: 'failed', tone: 'bad' },
+  budget: { glyph: '■', word: 'budget', tone: 'warn' },
 };
 
 /**

@@ -53,6 +53,8 @@ export function describeEvent(e: LoopEvent): string {
       return `Stop hook let the agent stop (${d.rule}${d.outcome ? `, ${d.outcome}` : ''}): ${d.reason}`;
     case 'error':
       return `${d.where ? `${String(d.where)}: ` : ''}${String(d.message)}`;
+    case 'budget':
+      return `spending limit reached: ${d.tokens} tokens${typeof d.costUsd === 'number' ? `, $${d.costUsd.toFixed(2)}` : ''} (max ${d.maxTokens || '-'} tokens, $${d.maxCostUsd || '-'})`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:

@@ -24,6 +24,7 @@ const OUTCOME_TEXT: Record<string, string> = {
   user_stop: 'stopped on request',
   stall_limit: 'stopped for stalling too often',
   reasoning_loop: 'stopped in a reasoning loop',
+  budget: 'stopped at its spending limit',
   killed: 'killed',
   failed: 'failed',
 };

@@ -17,6 +17,8 @@ export interface NotifierOptions {
   env: NodeJS.ProcessEnv;
   /** Default NOTIFY_WINDOW_MS. */
   windowMs?: number;
+  /** Whether a person is attached to the loop of this task folder: then nothing is sent. */
+  attached?: (taskDir: string) => boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export class Notifier {
     if (!this.enabled) return undefined;
     const n = notificationFor(event);
     if (!n) return undefined;
+    if (this.opts.attached?.(event.taskDir)) return undefined;
     const { send, sent } = admit(this.sent, n, this.opts.now(), this.opts.windowMs ?? NOTIFY_WINDOW_MS);
     this.sent = sent;
     if (!send) return undefined;

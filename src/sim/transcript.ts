@@ -3,6 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { claudeProjectDir } from '../agents/transcript.js';
 
+/** The model and usage of every simulated assistant message: 1,000 + 200 + 5,000 = 6,200 tokens. */
+export const SIM_MODEL = 'claude-sonnet-4-5';
+export const SIM_USAGE = { input_tokens: 1000, cache_creation_input_tokens: 0, cache_read_input_tokens: 5000, output_tokens: 200 } as const;
+
 /**
  * A Claude Code-like session transcript (CLAUDE-CODE.md): one JSON object per line in
  * `$HOME/.claude/projects/<cwd with / and . as ->/<session>.jsonl`, each assistant text
@@ -23,8 +27,9 @@ export class SimTranscript {
     appendFileSync(this.path, `${JSON.stringify(line)}\n`);
   }
 
+  /** Each text its own message, with a usage like the API's (SIM_USAGE), for the spend meter. */
   assistant(text: string): void {
-    this.append({ type: 'assistant', message: { id: `msg_${randomUUID()}`, role: 'assistant', content: [{ type: 'text', text }] } });
+    this.append({ type: 'assistant', message: { id: `msg_${randomUUID()}`, role: 'assistant', model: SIM_MODEL, content: [{ type: 'text', text }], usage: SIM_USAGE } });
   }
 
   apiError(status: number, text: string): void {

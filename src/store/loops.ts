@@ -38,6 +38,9 @@ export interface LoopRow {
   settings: Record<string, unknown>;
   agentPid: number | null;
   forced: boolean;
+  /** Spent so far, from the agent's transcript: null when none was read; costUsd null also when a model has no price. */
+  tokens: number | null;
+  costUsd: number | null;
 }
 
 /** Column for each field; the one place the two naming schemes meet. */
@@ -49,7 +52,7 @@ const COLUMNS = {
   restartCount: 'restart_count', restartsTotal: 'restarts_total', quotaWaitMs: 'quota_wait_ms', step: 'step', result: 'result', next: 'next',
   checkpoint: 'checkpoint', stopReason: 'stop_reason', backend: 'backend', ownerPid: 'owner_pid',
   ownerHost: 'owner_host', ownerHeartbeatAt: 'owner_heartbeat_at', agentArgv: 'agent_argv', settings: 'settings_json',
-  agentPid: 'agent_pid', forced: 'forced',
+  agentPid: 'agent_pid', forced: 'forced', tokens: 'tokens', costUsd: 'cost_usd',
 } as const satisfies Record<keyof LoopRow, string>;
 
 type Raw = Record<string, unknown>;

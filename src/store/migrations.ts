@@ -97,4 +97,11 @@ export const MIGRATIONS: readonly string[] = [
     pruned_at TEXT
   );
   `,
+  // 4: what a loop spent, from its agent's transcript (src/spend/); NULL: no transcript read.
+  `
+  ALTER TABLE task_auto ADD COLUMN tokens INTEGER;
+  ALTER TABLE task_auto ADD COLUMN cost_usd REAL;
+  ALTER TABLE runs ADD COLUMN tokens INTEGER;
+  ALTER TABLE runs ADD COLUMN cost_usd REAL;
+  `,
 ];

@@ -2,7 +2,7 @@ import type { Db } from './db.js';
 
 export const OUTCOMES = [
   'complete', 'blocked', 'merge_conflict', 'stopped', 'max_iterations', 'timeout', 'user_stop',
-  'stall_limit', 'reasoning_loop', 'killed', 'failed',
+  'stall_limit', 'reasoning_loop', 'killed', 'failed', 'budget',
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -23,13 +23,17 @@ export interface RunRow {
   restarts: number;
   quotaWaitMs: number;
   activeMs: number;
+  /** What the run spent, from the transcript: null when there was none (or, for the cost, no price). */
+  tokens: number | null;
+  costUsd: number | null;
 }
 
-export type NewRun = Omit<RunRow, 'id'>;
+export type NewRun = Omit<RunRow, 'id' | 'tokens' | 'costUsd'> & Partial<Pick<RunRow, 'tokens' | 'costUsd'>>;
 
 const SELECT = `SELECT id, session_name AS session, task_dir AS taskDir, task_name AS taskName, started_at AS startedAt,
   ended_at AS endedAt, iterations, max_iterations AS maxIterations, timeout_minutes AS timeoutMinutes, outcome,
-  stop_reason AS stopReason, forced, recoveries, restarts, quota_wait_ms AS quotaWaitMs, active_ms AS activeMs FROM runs`;
+  stop_reason AS stopReason, forced, recoveries, restarts, quota_wait_ms AS quotaWaitMs, active_ms AS activeMs,
+  tokens, cost_usd AS costUsd FROM runs`;
 
 function fromRaw(r: Record<string, unknown>): RunRow {
   return { ...(r as unknown as RunRow), forced: r.forced === 1 };
@@ -47,9 +51,9 @@ export class RunStore {
 
   constructor(db: Db) {
     this.ins = db.prepare(`INSERT INTO runs (session_name, task_dir, task_name, started_at, ended_at, iterations,
-      max_iterations, timeout_minutes, outcome, stop_reason, forced, recoveries, restarts, quota_wait_ms, active_ms)
+      max_iterations, timeout_minutes, outcome, stop_reason, forced, recoveries, restarts, quota_wait_ms, active_ms, tokens, cost_usd)
       VALUES (@session, @taskDir, @taskName, @startedAt, @endedAt, @iterations, @maxIterations, @timeoutMinutes,
-      @outcome, @stopReason, @forced, @recoveries, @restarts, @quotaWaitMs, @activeMs)`);
+      @outcome, @stopReason, @forced, @recoveries, @restarts, @quotaWaitMs, @activeMs, @tokens, @costUsd)`);
     this.recent = db.prepare(`${SELECT} ORDER BY id DESC LIMIT ?`);
     this.recentFor = db.prepare(`${SELECT} WHERE task_dir = ? ORDER BY id DESC LIMIT ?`);
     // The outcomes come as one JSON array, so one statement serves any set of them.
@@ -60,7 +64,7 @@ export class RunStore {
   }
 
   insert(run: NewRun): number {
-    return Number(this.ins.run({ ...run, forced: run.forced ? 1 : 0 }).lastInsertRowid);
+    return Number(this.ins.run({ ...run, tokens: run.tokens ?? null, costUsd: run.costUsd ?? null, forced: run.forced ? 1 : 0 }).lastInsertRowid);
   }
 
   /** Newest first. */

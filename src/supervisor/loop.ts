@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { budgetOn, budgetReached, SpendMeter } from '../spend/meter.js';
+import type { ModelPrice, Spend } from '../spend/prices.js';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
@@ -35,6 +37,10 @@ export interface LoopSettings {
   hungErrorMinutes: number;
   hungRepeatCalls: number;
   hungLadderMinutes: number;
+  /** Spend limits (0 or absent: off) and price overrides (src/spend/). */
+  maxTokens?: number;
+  maxCostUsd?: number;
+  prices?: Record<string, ModelPrice>;
 }
 
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
@@ -100,6 +106,8 @@ export class Loop {
   private sessionSince = 0;
   /** A person has the agent's terminal (attach mode). */
   private attachedNow = false;
+  /** Reads the agent's transcript for the tokens spent, made on first use. */
+  private meter: SpendMeter | undefined;
 
   private readonly watchdog: Watchdog;
 
@@ -128,6 +136,11 @@ export class Loop {
 
   get ended(): boolean {
     return this.over;
+  }
+
+  /** Whether a person has the agent's terminal now (attach mode). */
+  get attached(): boolean {
+    return this.attachedNow;
   }
 
   get stopping(): boolean {
@@ -360,6 +373,7 @@ export class Loop {
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
     });
+    this.recordSpend();
     if (this.stopping) return;
     if (signal.next === '(stop)') {
       this.stopSignal = signal;
@@ -367,8 +381,49 @@ export class Loop {
       this.startGrace();
       return;
     }
-    const reason = limitReached(this.row, this.deps.now());
+    const reason = limitReached(this.row, this.deps.now()) ?? this.budgetCheck();
     if (reason) this.requestStop(reason);
+  }
+
+  /** What the agent's transcript says it spent; undefined when there is no transcript. */
+  spend(): Spend | undefined {
+    this.meter ??= new SpendMeter(this.spec.transcriptDir, Date.parse(this.row.startedAt), this.spec.settings.prices);
+    return this.meter.read();
+  }
+
+  /** Keeps the row's tokens and cost up to date (at each signal); nothing without a transcript. */
+  private recordSpend(): void {
+    let spend: Spend | undefined;
+    try {
+      spend = this.spend();
+    } catch {
+      return; // a transcript that cannot be read now: the next signal tries again
+    }
+    if (!spend) return;
+    const costUsd = spend.costUsd ?? null;
+    if (spend.tokens !== this.row.tokens || costUsd !== this.row.costUsd) this.patch({ tokens: spend.tokens, costUsd });
+  }
+
+  /** The run's spend at its end: the last read, brought up to date; nulls when there was no transcript. */
+  private finalSpend(): { tokens: number | null; costUsd: number | null } {
+    let spend: Spend | undefined;
+    try {
+      spend = this.spend();
+    } catch {
+      spend = undefined;
+    }
+    if (!spend) return { tokens: this.row.tokens ?? null, costUsd: this.row.costUsd ?? null };
+    return { tokens: spend.tokens, costUsd: spend.costUsd ?? null };
+  }
+
+  /** `budget` when the loop has spent its maxTokens / maxCostUsd (checked at each signal, like maxIterations). */
+  private budgetCheck(): StopReason | undefined {
+    const { maxTokens, maxCostUsd } = this.spec.settings;
+    if (!budgetOn({ maxTokens, maxCostUsd })) return undefined;
+    const spend = this.spend();
+    if (!budgetReached(spend, { maxTokens, maxCostUsd })) return undefined;
+    this.event('budget', { tokens: spend!.tokens, costUsd: spend!.costUsd ?? null, maxTokens: maxTokens ?? 0, maxCostUsd: maxCostUsd ?? 0 });
+    return 'budget';
   }
 
   /** A stop file appeared: ours, or another process asking (SPEC 2.2). */
@@ -520,6 +575,7 @@ export class Loop {
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
       recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
+      ...this.finalSpend(),
     };
     this.saveEnd(run, outcome, keepRow);
   }
@@ -542,7 +598,7 @@ export class Loop {
         } else {
           this.deps.store.loops.delete(row.session);
         }
-        this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs });
+        this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs, tokens: run.tokens, costUsd: run.costUsd });
       });
     } catch (err) {
       if (!isTransientWriteError(err)) throw err;

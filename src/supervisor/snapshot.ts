@@ -29,6 +29,18 @@ export interface LoopStatusJson {
   stopReason: string;
   backend: string;
   owner: { pid: number | null; host: string | null; alive: boolean; heartbeatAt: string | null };
+  /** From the agent's transcript; null when there is none (see `spend`). */
+  tokens: number | null;
+  costUsd: number | null;
+  /** `no transcript`, `no price` (tokens but a model without a price), or '' when both are known. */
+  spend: string;
+}
+
+/** Why tokens or cost are missing, in words (never a 0 that was not measured). */
+export function spendNote(tokens: number | null | undefined, costUsd: number | null | undefined): string {
+  if (tokens === null || tokens === undefined) return 'no transcript';
+  if (costUsd === null || costUsd === undefined) return 'no price';
+  return '';
 }
 
 export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean): LoopStatusJson {
@@ -58,6 +70,9 @@ export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean)
     stopReason: row.stopReason,
     backend: row.backend,
     owner: { pid: row.ownerPid, host: row.ownerHost, alive: ownerIsAlive, heartbeatAt: row.ownerHeartbeatAt },
+    tokens: row.tokens ?? null,
+    costUsd: row.costUsd ?? null,
+    spend: spendNote(row.tokens, row.costUsd),
   };
 }
 
@@ -77,5 +92,8 @@ export function runJson(run: RunRow): Record<string, unknown> {
     recoveries: run.recoveries,
     restarts: run.restarts,
     quotaWaitMs: run.quotaWaitMs,
+    tokens: run.tokens ?? null,
+    costUsd: run.costUsd ?? null,
+    spend: spendNote(run.tokens, run.costUsd),
   };
 }

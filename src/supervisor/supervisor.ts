@@ -35,7 +35,7 @@ export interface StoredLoopSettings extends LoopSettings {
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
   'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
-  'hungLadderMinutes'] as const satisfies readonly (keyof LoopSettings)[];
+  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices'] as const satisfies readonly (keyof LoopSettings)[];
 
 /** The per-loop settings present in `source` (a settings object, or what a row stored). */
 function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
@@ -183,6 +183,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Loops owned by this process, by task folder. */
   active(): Loop[] {
     return [...this.loops.values()];
+  }
+
+  /** The loop of a task folder this process runs, if any. */
+  loopOf(taskDir: string): Loop | undefined {
+    return this.loops.get(taskDir);
   }
 
   /**

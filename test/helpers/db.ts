@@ -42,6 +42,8 @@ export interface RunRowRaw {
   stop_reason: string;
   restarts: number;
   active_ms: number;
+  tokens: number | null;
+  cost_usd: number | null;
 }
 
 export function runsOf(path: string, taskDir: string): RunRowRaw[] {

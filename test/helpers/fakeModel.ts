@@ -14,7 +14,7 @@ export function loopRow(taskDir: string, patch: Partial<LoopRow> = {}): LoopRow 
     session: `auto-${name}-000001`, taskDir, taskName: name, root: '/ws/AiTasks', status: 'running', maxIterations: 20, timeoutMinutes: 30,
     iteration: 3, recoveryStep: 0, recoveryTotal: 0, lastCaptureHash: '', stallCount: 0, quotaWaitSince: '', startedAt: new Date(Date.now() - 65_000).toISOString(),
     lastSignalAt: new Date(Date.now() - 4000).toISOString(), restartCount: 0, restartsTotal: 0, quotaWaitMs: 0, step: 'check', result: 'PASS', next: 'exec',
-    checkpoint: '', stopReason: '', backend: 'pty', ownerPid: 1, ownerHost: 'here', ownerHeartbeatAt: null, agentArgv: [], settings: {}, agentPid: 2, forced: false,
+    checkpoint: '', stopReason: '', backend: 'pty', ownerPid: 1, ownerHost: 'here', ownerHeartbeatAt: null, agentArgv: [], settings: {}, agentPid: 2, forced: false, tokens: null, costUsd: null,
     ...patch,
   };
 }
@@ -26,7 +26,7 @@ export function finishedRun(taskDir: string, outcome: Outcome, iterations: numbe
   return {
     id: nextRunId++, session: 's', taskDir, taskName: taskDir.split('/').pop()!, startedAt: new Date(ended - activeMinutes * 60_000).toISOString(),
     endedAt: new Date(ended).toISOString(), iterations, maxIterations: 20, timeoutMinutes: 30, outcome, stopReason: '', forced: false,
-    recoveries: 0, restarts: 0, quotaWaitMs: 0, activeMs: activeMinutes * 60_000, ...patch,
+    recoveries: 0, restarts: 0, quotaWaitMs: 0, activeMs: activeMinutes * 60_000, tokens: null, costUsd: null, ...patch,
   };
 }
 

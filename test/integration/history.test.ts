@@ -39,9 +39,9 @@ function fill(): NewRun[] {
     make(alpha, 'complete', 4, 6, { recoveries: 1 }),
     make(beta, 'blocked', 2, 3),
     make(alpha, 'max_iterations', 20, 25, { restarts: 2, quotaWaitMs: 12 * MIN }),
-    make(alpha, 'complete', 9, 12),
+    make(alpha, 'complete', 9, 12, { tokens: 1_250_000, costUsd: null }),
     make(beta, 'killed', 5, 4, { forced: true, stopReason: 'user_stop' }),
-    make(alpha, 'complete', 7, 8),
+    make(alpha, 'complete', 7, 8, { tokens: 24_800, costUsd: 0.0692 }),
   ];
   const store = Store.open(ws.db);
   try {
@@ -98,6 +98,10 @@ describe('autodeck history (in-process, real SQLite)', () => {
     for (const f of RUN_FIELDS) expect(json.runs[0], f).toHaveProperty(f);
     const newest = inserted[5]!;
     expect(json.runs[0]).toMatchObject({ taskDir: alpha, taskName: 'alpha', iterations: 7, activeMs: 8 * MIN, maxIterations: 20, timeoutMinutes: 30 });
+    // spend: measured, measured without a price, not measured at all (never 0)
+    expect(json.runs[0]).toMatchObject({ tokens: 24_800, costUsd: 0.0692, spend: '' });
+    expect(json.runs[2]).toMatchObject({ tokens: 1_250_000, costUsd: null, spend: 'no price' });
+    expect(json.runs[3]).toMatchObject({ tokens: null, costUsd: null, spend: 'no transcript' });
     expect(json.runs[0]!.score).toBeCloseTo(scoreOf(newest), 3);
     expect(json.runs[1]).toMatchObject({ outcome: 'killed', forced: true, score: 0 });
     expect(json.runs[3]).toMatchObject({ outcome: 'max_iterations', restarts: 2, quotaWaitMs: 12 * MIN, score: 0 });
@@ -110,7 +114,7 @@ describe('autodeck history (in-process, real SQLite)', () => {
     const lines = out.trimEnd().split('\n');
     expect(lines).toHaveLength(7); // header + 6 runs, no suggestion
     const header = lines[0]!;
-    expect(header).toMatch(/^STARTED +ENDED +MODULE +OUTCOME +SCORE +ITER +ACTIVE +RECOV +RESTARTS +QUOTA WAIT$/);
+    expect(header).toMatch(/^STARTED +ENDED +MODULE +OUTCOME +SCORE +ITER +ACTIVE +RECOV +RESTARTS +QUOTA WAIT +SPENT$/);
     const at = (name: string): number => header.indexOf(name);
     const rows = lines.slice(1);
     expect(rows.map((l) => l.slice(at('MODULE')).split(/ {2,}/)[0])).toEqual(['alpha', 'beta', 'alpha', 'alpha', 'beta', 'alpha']);
@@ -122,9 +126,10 @@ describe('autodeck history (in-process, real SQLite)', () => {
     expect(rows[1]!.slice(0, scoreEnd)).toMatch(/ 0\.00$/);
     const iterEnd = at('ITER') + 'ITER'.length;
     expect(rows.map((l) => l.slice(0, iterEnd).trim().split(/ +/).pop())).toEqual(['7/20', '5/20', '9/20', '20/20', '2/20', '4/20']);
-    expect(rows[3]).toMatch(/25m\/30m +0 +2 +12m$/);
-    expect(rows[0]).toMatch(/8m\/30m +0 +0 +-$/);
-    expect(rows[5]).toMatch(/6m\/30m +1 +0 +-$/);
+    expect(rows[3]).toMatch(/25m\/30m +0 +2 +12m +no transcript$/);
+    expect(rows[0]).toMatch(/8m\/30m +0 +0 +- +24\.8k \$0\.07$/);
+    expect(rows[2]).toMatch(/ +1\.3M \(no price\)$/);
+    expect(rows[5]).toMatch(/6m\/30m +1 +0 +- +no transcript$/);
     // started: a local date and time; ended on the same day: the time only
     expect(rows[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}\d\d:\d\d {2,}alpha/);
   });

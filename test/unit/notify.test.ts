@@ -286,6 +286,17 @@ describe('Notifier', () => {
     expect(writes).toHaveLength(2);
   });
 
+  it('says nothing about a loop a person is attached to, and does again once they leave', () => {
+    const writes: string[] = [];
+    let attached = true;
+    const n = new Notifier({ channels: ['bell'], env: {}, now: () => 0, write: (b) => writes.push(b), attached: (dir) => attached && dir === TASK_DIR });
+    expect(n.handle(ended)).toBeUndefined();
+    expect(n.handle(ev('ended', { outcome: 'complete' }, { taskDir: '/p/AiTasks/other' }))?.topic).toBe('end');
+    attached = false;
+    expect(n.handle(ended)?.topic).toBe('end');
+    expect(writes).toEqual([BELL, BELL]);
+  });
+
   it('never throws when writing or tmux fails', () => {
     const n = new Notifier({
       channels: ['bell', 'tmux'], env: { TMUX: 'x' }, now: () => 0,

@@ -167,6 +167,11 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ root: [''] }, 'roots', '--root: "" is not a folder path'],
     [{ agentCwd: ' ' }, 'agentCwd', '--agent-cwd: " " is not a path'],
     [{ notify: 'bell,beep' }, 'notify', '--notify: "beep" is not one of bell, osc9, tmux, or none'],
+    [{ notifyCommand: 'notify-send a; rm -rf ~' }, 'notifyCommand', '--notify-command: shell operator ";" is not allowed: the agent is started without a shell; quote it to pass it literally'],
+    [{ notifyUrl: 'ntfy.sh/tk_secret' }, 'notifyUrl', '--notify-url: not a URL like https://ntfy.sh/my-topic (the value is not shown: it may hold a token)'],
+    [{ notifyUrl: 'file:///etc/passwd' }, 'notifyUrl', '--notify-url: an http or https URL only, not file:'],
+    [{ maxTokens: '-5' }, 'maxTokens', '--max-tokens: -5 is out of range (>= 0)'],
+    [{ maxCost: 'lots' }, 'maxCostUsd', '--max-cost: "lots" is not a number'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
@@ -350,6 +355,32 @@ describe('detach key', () => {
     expect(r.errors).toEqual([]);
     expect(r.value.detachKey).toBe(key);
     expect(controlKeyByte(key)).toBe(byte);
+  });
+});
+
+describe('maxTokens, maxCostUsd and prices', () => {
+  it('are off by default; prices come from a settings file and are checked', () => {
+    expect(workspace().resolve({}).value).toMatchObject({ maxTokens: 0, maxCostUsd: 0, prices: {} });
+    expect(workspace().resolve({ maxTokens: '500000', maxCost: '2.5' }).value).toMatchObject({ maxTokens: 500000, maxCostUsd: 2.5 });
+    const ok = workspace({ project: { prices: { 'My-Model': { input: 2, output: 8 } } } }).resolve();
+    expect(ok.errors).toEqual([]);
+    expect(ok.value.prices).toEqual({ 'my-model': { input: 2, output: 8 } });
+    const ws = workspace({ project: { prices: { m: { input: 2 } } } });
+    const bad = ws.resolve();
+    expect(lines(bad.errors)).toEqual([`autodeck: prices in ${ws.projectFile}: "m": input and output are required`]);
+    expect(bad.value.prices).toEqual({});
+  });
+});
+
+describe('notifyCommand and notifyUrl', () => {
+  it('are off by default, and split / checked when given', () => {
+    expect(workspace().resolve({}).value).toMatchObject({ notifyCommand: [], notifyUrl: '' });
+    const r = workspace().resolve({ notifyCommand: 'notify-send "autodeck says"', notifyUrl: ' https://ntfy.sh/my-topic ' });
+    expect(r.errors).toEqual([]);
+    expect(r.value).toMatchObject({ notifyCommand: ['notify-send', 'autodeck says'], notifyUrl: 'https://ntfy.sh/my-topic' });
+    const file = workspace({ project: { notifyCommand: ['/bin/notify', '{x}'], notifyUrl: 'none' } }).resolve();
+    expect(file.value).toMatchObject({ notifyCommand: ['/bin/notify', '{x}'], notifyUrl: '' });
+    expect(workspace().resolve({}, { AUTODECK_NOTIFY_COMMAND: 'none' }).value.notifyCommand).toEqual([]);
   });
 });
 

@@ -8,7 +8,7 @@ let nextId = 1;
 const run = (outcome: Outcome, iterations: number, activeMinutes: number, o: Partial<RunRow> = {}): RunRow => ({
   id: nextId++, session: 's', taskDir: '/t/m', taskName: 'm', startedAt: '2026-11-22T05:00:00.000Z',
   endedAt: '2026-11-22T06:00:00.000Z', iterations, maxIterations: 20, timeoutMinutes: 30, outcome, stopReason: '',
-  forced: false, recoveries: 0, restarts: 0, quotaWaitMs: 0, activeMs: activeMinutes * MIN, ...o,
+  forced: false, recoveries: 0, restarts: 0, quotaWaitMs: 0, activeMs: activeMinutes * MIN, tokens: null, costUsd: null, ...o,
 });
 
 describe('the limit suggestion', () => {

@@ -1,0 +1,112 @@
+import type { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LoopEvent } from '../store/events.js';
+
+/*
+ * `GET /api/events`: Server-Sent Events of the objects `run --json` prints, one per loop
+ * event of this supervisor. Hand-written rather than a package (better-sse was looked at):
+ * each event is one line of JSON (JSON.stringify never emits a newline), so a frame is
+ * `id:` + `data:` and a blank line; what is ours either way is the token check in front
+ * of it, the cap on clients, and dropping a client that does not read.
+ */
+
+export interface EventHubOptions {
+  /** How often a comment line is sent so that proxies and clients keep the stream open. */
+  heartbeatMs?: number;
+  /** Streams open at once; more get 503 (the server takes 64 connections in all). */
+  maxClients?: number;
+  /** A client with this much unsent output is cut off rather than held in memory. */
+  maxBufferedBytes?: number;
+}
+
+export const HEARTBEAT = ': keepalive\n\n';
+
+/** One SSE frame for an event: its database id (when it has one) and the JSON. */
+export function sseFrame(e: LoopEvent): string {
+  const id = e.id !== undefined ? `id: ${e.id}\n` : '';
+  return `${id}data: ${JSON.stringify(e)}\n\n`;
+}
+
+/**
+ * The open event streams. It listens to the supervisor only while a client is open, one
+ * listener for all of them, so the supervisor's listener count is back when they are gone.
+ */
+export class EventHub {
+  private readonly clients = new Set<ServerResponse>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly heartbeatMs: number;
+  private readonly maxClients: number;
+  private readonly maxBuffered: number;
+
+  constructor(private readonly source: EventEmitter, opts: EventHubOptions = {}) {
+    this.heartbeatMs = opts.heartbeatMs ?? 15_000;
+    this.maxClients = opts.maxClients ?? 16;
+    this.maxBuffered = opts.maxBufferedBytes ?? 1024 * 1024;
+  }
+
+  /** Streams open now. */
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Whether another stream may open. */
+  get full(): boolean {
+    return this.clients.size >= this.maxClients;
+  }
+
+  /** Takes over `res` as an event stream until the client goes away or the hub closes. */
+  attach(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    // The first bytes tell the client the stream is open before any event comes.
+    res.write(': autodeck events\nretry: 3000\n\n');
+    if (this.clients.size === 0) this.listen();
+    this.clients.add(res);
+    const drop = (): void => this.drop(res);
+    res.once('close', drop);
+    req.once('close', drop);
+  }
+
+  /** Ends every stream and stops listening. */
+  close(): void {
+    for (const res of [...this.clients]) {
+      this.drop(res);
+      res.end();
+    }
+  }
+
+  private readonly onEvent = (e: LoopEvent): void => {
+    this.broadcast(sseFrame(e));
+  };
+
+  private broadcast(text: string): void {
+    for (const res of [...this.clients]) {
+      if (res.writableLength > this.maxBuffered) {
+        // A client that does not read is not worth the supervisor's memory.
+        this.drop(res);
+        res.destroy();
+        continue;
+      }
+      res.write(text);
+    }
+  }
+
+  private listen(): void {
+    this.source.on('event', this.onEvent);
+    this.timer = setInterval(() => this.broadcast(HEARTBEAT), this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  private drop(res: ServerResponse): void {
+    if (!this.clients.delete(res)) return;
+    if (this.clients.size > 0) return;
+    this.source.off('event', this.onEvent);
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,58 @@
+import { findTranscript } from '../agents/transcript.js';
+import { mergePrices, spendOf, type ModelPrice, type Spend } from './prices.js';
+import { TranscriptUsage } from './reader.js';
+import { addTokens, ZERO_TOKENS, type TokenCounts } from './usage.js';
+
+/**
+ * A loop's spend so far: the usage of every transcript its agent has written since the
+ * loop started (the newest `*.jsonl` in the agent's project folder at each read, the way
+ * the watchdog finds it; a restart that starts a new file adds it). Read incrementally.
+ */
+export class SpendMeter {
+  private readonly readers = new Map<string, TranscriptUsage>();
+  private readonly prices: Record<string, ModelPrice>;
+
+  constructor(private readonly dir: string | undefined, private readonly sinceMs: number, prices?: Readonly<Record<string, ModelPrice>>) {
+    this.prices = mergePrices(prices);
+  }
+
+  /** Undefined: no transcript (an agent without one, or none written yet). */
+  read(): Spend | undefined {
+    if (!this.dir) return undefined;
+    let current: string | undefined;
+    try {
+      current = findTranscript(this.dir, this.sinceMs);
+    } catch {
+      current = undefined; // an unreadable folder: what was read so far still counts
+    }
+    if (current && !this.readers.has(current)) this.readers.set(current, new TranscriptUsage(current));
+    if (this.readers.size === 0) return undefined;
+    const total = new Map<string, TokenCounts>();
+    for (const r of this.readers.values()) {
+      r.update();
+      for (const [model, t] of r.byModel()) total.set(model, addTokens(total.get(model) ?? ZERO_TOKENS, t));
+    }
+    return spendOf(total, this.prices);
+  }
+}
+
+export interface BudgetLimits {
+  /** 0 = off. */
+  maxTokens?: number | undefined;
+  /** USD; 0 = off. */
+  maxCostUsd?: number | undefined;
+}
+
+/**
+ * Whether a loop has spent its budget. Pure. A cost limit cannot be reached while the
+ * cost is unknown (a model without a price): only the token limit holds then.
+ */
+export function budgetReached(spend: Spend | undefined, limits: BudgetLimits): boolean {
+  if (!spend) return false;
+  if ((limits.maxTokens ?? 0) > 0 && spend.tokens >= limits.maxTokens!) return true;
+  if ((limits.maxCostUsd ?? 0) > 0 && spend.costUsd !== undefined && spend.costUsd >= limits.maxCostUsd!) return true;
+  return false;
+}
+
+/** Whether any budget limit is on (otherwise the transcript need not be read at each signal). */
+export const budgetOn = (limits: BudgetLimits): boolean => (limits.maxTokens ?? 0) > 0 || (limits.maxCostUsd ?? 0) > 0;
