@@ -176,7 +176,7 @@ export class Watchdog {
     const before = this.state;
     const { state, action } = decideBeat(this.state, { now, hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
     this.state = state;
-    this.persist(before, action);
+    this.persist(before, action, classification.kind);
     // A recovery the stall count did not call for: the step timeout decided it.
     const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
@@ -223,7 +223,7 @@ export class Watchdog {
     }
   }
 
-  private persist(before: BeatState, action: BeatAction): void {
+  private persist(before: BeatState, action: BeatAction, kind: Classification['kind']): void {
     const s = this.state;
     const patch: Partial<LoopRow> = {};
     if (s.stallCount !== before.stallCount) patch.stallCount = s.stallCount;
@@ -232,6 +232,9 @@ export class Watchdog {
     if (s.recoveryTotal !== before.recoveryTotal) patch.recoveryTotal = s.recoveryTotal;
     const row = this.host.row();
     if (action.type === 'recover' || action.type === 'unrecognized') patch.status = 'stalled';
+    // A prompt that sits unanswered is a suspected stall from its first unchanged beat: the
+    // row says so while the threshold runs, not only once autodeck answers.
+    else if (row.status === 'running' && s.stallCount > 0 && ANSWERABLE.has(kind)) patch.status = 'stalled';
     else if (row.status === 'stalled' && s.stallCount === 0 && !s.quota) patch.status = 'running';
     if (Object.keys(patch).length === 0) return;
     if (patch.status !== undefined || patch.recoveryStep !== undefined || patch.recoveryTotal !== undefined) this.host.patch(patch);

@@ -36,6 +36,27 @@ function rig(screen: string[], opts: { profile?: keyof typeof PROFILES; hook?: (
   return { dir, writes, events, details, failures, stops, beat, row: () => row, advance: (ms: number) => (now += ms), dog };
 }
 
+describe('a prompt waiting for an answer', () => {
+  it('reads stalled from its first unchanged beat, while the threshold runs, then is answered', () => {
+    const r = rig(['● Cleaning up…', 'Delete 3 old branches? (y/n) ']);
+    r.beat(); // the screen is new: no stall yet
+    expect(r.row().status).toBe('running');
+    r.beat(); // unchanged once: a suspected stall, nothing typed yet
+    expect(r.row()).toMatchObject({ status: 'stalled', stallCount: 1 });
+    expect(r.writes).toEqual([]);
+    r.beat(); // the threshold: answered
+    expect(r.writes).toEqual(['y', '\r']);
+    expect(r.events).toContain('recovery');
+  });
+
+  it('an idle agent below the threshold still reads running', () => {
+    const r = rig(['● Planning…', '> ']);
+    r.beat();
+    r.beat();
+    expect(r.row()).toMatchObject({ status: 'running', stallCount: 1 });
+  });
+});
+
 describe('the silent continue', () => {
   it('types the continuation message, then Enter as its own write', () => {
     const r = rig(['● Planning…', '> ']);
