@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { LoopEvent } from '../store/events.js';
 
 /*
@@ -55,7 +55,7 @@ export class EventHub {
   }
 
   /** Takes over `res` as an event stream until the client goes away or the hub closes. */
-  attach(req: IncomingMessage, res: ServerResponse): void {
+  attach(res: ServerResponse): void {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -67,9 +67,9 @@ export class EventHub {
     res.write(': autodeck events\nretry: 3000\n\n');
     if (this.clients.size === 0) this.listen();
     this.clients.add(res);
-    const drop = (): void => this.drop(res);
-    res.once('close', drop);
-    req.once('close', drop);
+    // The response's close is the connection's (a client gone, or the server closing);
+    // the request's own close only says its body was read.
+    res.once('close', () => this.drop(res));
   }
 
   /** Ends every stream and stops listening. */

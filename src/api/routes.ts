@@ -160,7 +160,7 @@ export function lookupLoop({ url, deps }: RequestContext): Reply {
 /** GET: the loops' events as Server-Sent Events, until the client goes away. */
 export function streamEvents({ deps }: RequestContext): Reply {
   if (deps.events.full) throw new HttpError(503, 'too many event streams are open; try again later', { 'Retry-After': '10' });
-  return { stream: (req, res) => deps.events.attach(req, res) };
+  return { stream: (_req, res) => deps.events.attach(res) };
 }
 
 /** GET: the OpenAPI 3.1 description of these routes. */

@@ -33,6 +33,33 @@ export interface NotifyPayload {
   until?: string;
   /** permission / question / input: the bottom of the agent's screen, cleaned (the prompt, its command, the question). */
   screen?: string;
+  /** permission: what the prompt is about (`Bash command`) and the command or path, read from the screen. */
+  tool?: string;
+  command?: string;
+  /** permission / question: the question asked. */
+  question?: string;
+}
+
+const RULE = /^[\s─━—-]{8,}$/;
+const OPTION = /^\s*(?:[│|]\s*)?(?:[❯>]\s*)?1\.\s/;
+
+/**
+ * What a prompt on a Claude Code-like screen asks (CLAUDE-CODE.md; the permission prompt
+ * and the question tool captured from 2.1.197): the block between the last rule above the
+ * menu and the menu. A permission prompt: its first line the tool (`Bash command`), the
+ * next the command, the last the question (`Do you want to proceed?`); a question: the
+ * line above the menu. Pure; undefined fields when the screen does not look like that.
+ */
+export function promptFacts(reason: NotifyReason, lines: readonly string[]): { tool?: string; command?: string; question?: string } {
+  const menu = lines.findIndex((l) => OPTION.test(l));
+  if (menu < 0) return {};
+  let top = menu - 1;
+  while (top >= 0 && !RULE.test(lines[top]!)) top--;
+  const block = lines.slice(top + 1, menu).map((l) => cleanText(l.replace(/^\s*[│|]/, ''), 300)).filter((l) => l !== '' && !l.startsWith('☐'));
+  if (block.length === 0) return {};
+  const question = block[block.length - 1]!;
+  if (reason !== 'permission' || block.length < 3) return { question };
+  return { tool: block[0]!, command: block[1]!, question };
 }
 
 const PERMISSION = new Set(['permission_prompt', 'yes_no_prompt', 'continue_prompt']);
@@ -116,6 +143,7 @@ export function payloadFor(e: LoopEvent, n: Notification, ctx: PayloadContext): 
   if ((reason === 'permission' || reason === 'question' || reason === 'input') && ctx.screen) {
     const screen = screenExcerpt(ctx.screen);
     if (screen) p.screen = screen;
+    Object.assign(p, promptFacts(reason, ctx.screen));
   }
   return p;
 }

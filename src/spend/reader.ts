@@ -3,6 +3,12 @@ import { messagesOf, tokensByModel, type MessageUsage, type TokenCounts } from '
 
 /** Bytes read per call at most: a long transcript is caught up over several calls. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes read per update at most: the reads are synchronous on the supervisor's thread
+ * (about 12 ms per MB here), so a long backlog — an adopted loop's transcript — is
+ * caught up over several signals rather than in one long pause.
+ */
+const UPDATE_BYTES = 32 * 1024 * 1024;
 /** A line longer than this is a tool result, never an assistant message with usage: skipped. */
 const MAX_LINE_BYTES = 1024 * 1024;
 
@@ -17,7 +23,7 @@ export class TranscriptUsage {
 
   constructor(readonly path: string) {}
 
-  /** Reads what was added; returns false when the file cannot be read (yet). */
+  /** Reads what was added (up to UPDATE_BYTES); returns false when the file cannot be read (yet). */
   update(): boolean {
     let fd: number;
     try {
@@ -31,7 +37,8 @@ export class TranscriptUsage {
         this.offset = 0;
         this.messages.clear();
       }
-      while (this.offset < size) {
+      const stopAt = Math.min(size, this.offset + UPDATE_BYTES);
+      while (this.offset < stopAt) {
         const want = Math.min(CHUNK_BYTES, size - this.offset);
         const buf = Buffer.alloc(want);
         const got = readSync(fd, buf, 0, want, this.offset);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExternalNotifier } from '../../src/notify/external.js';
 import { postNotification, redactUrl, requestFor, runNotifyCommand } from '../../src/notify/deliver.js';
-import { payloadFor, envFor, type NotifyPayload } from '../../src/notify/payload.js';
+import { payloadFor, envFor, promptFacts, type NotifyPayload } from '../../src/notify/payload.js';
 import { notificationFor } from '../../src/notify/decide.js';
 import { splitAgentCommand } from '../../src/agent/command.js';
 import type { LoopEvent } from '../../src/store/events.js';
@@ -134,6 +134,7 @@ describe('the payload', () => {
     const p = payloadOf(stall, screen);
     expect(p).toMatchObject({ reason: 'permission', iteration: 3, event: 'stall_unrecognized' });
     expect(p.screen).toBe('Bash command\nrm -rf /tmp/x\nDo you want to proceed?\n❯ 1. Yes\n2. No');
+    expect(p).toMatchObject({ tool: 'Bash command', command: 'rm -rf /tmp/x', question: 'Do you want to proceed?' });
     expect(payloadOf({ ...stall, detail: { kind: 'question' } }, ['Which one?']).reason).toBe('question');
     const reset = new Date(2026, 10, 23, 15, 30).toISOString();
     const quota = payloadOf({ ...ended, kind: 'quota_wait', detail: { message: 'limit', resetAt: reset, nextProbeAt: reset } });
@@ -155,6 +156,22 @@ describe('the payload', () => {
 /** A real program that writes its stdin and chosen variables to a file. */
 const recorder = (out: string): string[] => [process.execPath, '-e',
   `const fs=require('fs');let s='';process.stdin.on('data',d=>s+=d).on('end',()=>fs.writeFileSync(${JSON.stringify(out)},JSON.stringify({stdin:s,argv:process.argv.slice(1),env:Object.fromEntries(Object.entries(process.env).filter(([k])=>k.startsWith('AUTODECK_EVENT_')))})))`];
+
+describe('what a prompt asks, from screens captured from the real Claude Code 2.1.197', () => {
+  const screen = (name: string): string[] => readFileSync(new URL(`../fixtures/screens/claude/2.1.197/${name}`, import.meta.url), 'utf8').split('\n');
+
+  it('a permission prompt: the tool, the command and the question', () => {
+    expect(promptFacts('permission', screen('permission-prompt.txt'))).toEqual({ tool: 'Bash command', command: 'echo hi > x.txt', question: 'Do you want to proceed?' });
+  });
+
+  it('the question tool: the question', () => {
+    expect(promptFacts('question', screen('question-tool.txt'))).toEqual({ question: 'Which database should the service use?' });
+  });
+
+  it('a screen without a menu: nothing guessed', () => {
+    expect(promptFacts('permission', screen('idle.txt'))).toEqual({});
+  });
+});
 
 describe('notifyCommand', () => {
   it('runs without a shell, with the event on stdin and in the environment', async () => {

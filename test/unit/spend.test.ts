@@ -137,6 +137,8 @@ describe('SpendMeter', () => {
       expect(meter.read()).toBeUndefined();
       const current = join(dir, 'current.jsonl');
       writeFileSync(current, readFileSync(new URL('claude-2.1.197-tool-turn.jsonl', FIXTURES)));
+      // set, not left to the clock: a file system's time may lag Date.now() by a tick
+      utimesSync(current, new Date(start + 1000), new Date(start + 1000));
       expect(meter.read()).toEqual({ tokens: 240, costUsd: undefined, unpriced: ['claude-opus-4-8'] });
       // with a price for it from the settings
       expect(new SpendMeter(dir, start, { 'claude-opus-4-8': { input: 5, output: 25 } }).read()?.costUsd).toBeCloseTo((200 * 5 + 40 * 25) / 1e6, 12);
