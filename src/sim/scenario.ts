@@ -199,7 +199,7 @@ export function parseScenario(text: string): ScenarioParse {
   const repeat = f.object('repeat');
   if (repeat) value.repeat = { atIteration: repeat.iteration(), text: repeat.text('text', 'Let me check the tests again.'), times: repeat.number('times', 3, 1, 10_000, true) };
   const flood = f.object('flood');
-  if (flood) value.flood = { atIteration: flood.iteration(), lines: flood.number('lines', 5000, 1, 1_000_000, true) };
+  if (flood) value.flood = { atIteration: flood.iteration(), lines: flood.number('lines', 5000, 1, 2_000_000, true) };
   const invalid = f.object('invalidSignals');
   if (invalid) {
     value.invalidSignals = {

@@ -62,7 +62,7 @@ describe('fault: output flood in one session while others run', () => {
     const pass = lost === 0 && flooded && grewMiB < 300 && integrity(ws.db) === 'ok';
     recordRow({ fault: `output flood: ${lines} lines (~${Math.round((lines * 55) / 1e6)} MB) in one session, ${others} other loops`, atRisk: others + 1, lost, doubled: 0, pass,
       note: `RSS +${grewMiB} MiB at most; API p99 ${Math.round(percentile(latencies, 99))} ms, worst ${Math.round(Math.max(...latencies))} ms over ${latencies.length} calls` });
-    expect(outcomes).toEqual(Array(others + 1).fill('complete'));
+    expect(outcomes, JSON.stringify(eventsAt(ws.db, flooder).map((e) => e.kind))).toEqual(Array(others + 1).fill('complete'));
     expect(flooded).toBe(true);
     expect(grewMiB).toBeLessThan(300);
     expect(integrity(ws.db)).toBe('ok');
