@@ -14,7 +14,23 @@ const BUNDLE = '../dist/dashboard.bundle.js';
 const first = process.argv[2];
 // The words first: touching process.stdin costs the hook and `status` their start-up time.
 const likely = first === undefined || first === 'demo' || first.startsWith('-');
-const early = likely && process.stdout.isTTY && process.stdin.isTTY ? import(BUNDLE) : undefined;
+const early = likely && process.stdout.isTTY && process.stdin.isTTY ? loadBundle() : undefined;
 early?.catch(() => {}); // reported when awaited
 
-runCli({ loadDashboard: async () => (await (early ?? import(BUNDLE))).runDashboard });
+runCli({ loadDashboard: async () => (await (early ?? loadBundle())).runDashboard });
+
+/**
+ * Ink reads CI / CONTINUOUS_INTEGRATION once, when it loads, and then draws only the last
+ * frame: a dashboard in a terminal whose shell exports CI=true would look frozen. They are
+ * hidden while the bundle loads and put back at once, so the agents still inherit them.
+ */
+async function loadBundle() {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    return await import(BUNDLE);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+  }
+}

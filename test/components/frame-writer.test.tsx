@@ -1,6 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { render, type Instance } from 'ink';
+
+// Ink decides once, as it loads, whether it runs in CI (then it draws only the last frame);
+// the dashboard's bin hides CI from it the same way (bin/autodeck.js), and so does this test.
+vi.hoisted(() => {
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+});
 import { App } from '../../components/App.js';
 import { ModelContext } from '../../components/hooks/useModel.js';
 import { ThemeContext, themeFor } from '../../components/theme.js';

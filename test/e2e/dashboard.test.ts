@@ -143,7 +143,8 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
   }
 
   it('starts a loop through the start dialog with maxIterations changed to 3, and shows it reach its limit', async () => {
-    const { w, pane } = await open('start', { modules: { alpha: { stepSeconds: 0.5 }, beta: { stepSeconds: 5 } } });
+    // CI=true in the user's shell must not freeze the dashboard (Ink would draw only its last frame)
+    const { w, pane } = await open('start', { modules: { alpha: { stepSeconds: 0.5 }, beta: { stepSeconds: 5 } }, env: { CI: 'true' } });
 
     // j/k and the arrows move the selection.
     await pane.keys('j');
