@@ -1,8 +1,7 @@
 import type { LoopEvent } from '../store/events.js';
-import { notificationFor } from './decide.js';
 import { postNotification, runNotifyCommand, type DeliveryResult, type PostOptions } from './deliver.js';
 import { payloadFor, type NotifyPayload } from './payload.js';
-import { admit, NOTIFY_WINDOW_MS, type SentAt } from './rateLimit.js';
+import { NotifyGate } from './gate.js';
 
 /** Deliveries under way at once; past that a notification is dropped (and said so). */
 const MAX_IN_FLIGHT = 8;
@@ -32,10 +31,12 @@ export interface ExternalNotifierOptions {
  * supervisor never waits on a slow hook or a dead server.
  */
 export class ExternalNotifier {
-  private sent: SentAt = new Map();
+  private readonly gate: NotifyGate;
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly opts: ExternalNotifierOptions) {}
+  constructor(private readonly opts: ExternalNotifierOptions) {
+    this.gate = new NotifyGate(opts);
+  }
 
   get enabled(): boolean {
     return this.opts.command.length > 0 || this.opts.url !== '';
@@ -64,12 +65,8 @@ export class ExternalNotifier {
 
   private dispatch(event: LoopEvent): NotifyPayload | undefined {
     if (!this.enabled) return undefined;
-    const n = notificationFor(event);
+    const n = this.gate.pass(event);
     if (!n) return undefined;
-    if (this.opts.attached?.(event.taskDir)) return undefined;
-    const { send, sent } = admit(this.sent, n, this.opts.now(), this.opts.windowMs ?? NOTIFY_WINDOW_MS);
-    this.sent = sent;
-    if (!send) return undefined;
     const live = this.opts.live?.(event.taskDir);
     const payload = payloadFor(event, n, { host: this.opts.host, ...(live ?? {}) });
     if (this.opts.command.length > 0) {

@@ -1,7 +1,7 @@
 import type { NotifyChannel } from '../config/schema.js';
 import type { LoopEvent } from '../store/events.js';
-import { notificationFor, type Notification } from './decide.js';
-import { admit, NOTIFY_WINDOW_MS, type SentAt } from './rateLimit.js';
+import type { Notification } from './decide.js';
+import { NotifyGate } from './gate.js';
 import { BELL, osc9, tmuxDisplayArgv } from './sequences.js';
 import { runUserTmux } from './tmux.js';
 
@@ -27,7 +27,7 @@ export interface NotifierOptions {
  * It never throws: a notification that cannot be delivered is dropped.
  */
 export class Notifier {
-  private sent: SentAt = new Map();
+  private readonly gate: NotifyGate;
   private readonly channels: readonly NotifyChannel[];
   private readonly runTmux: (argv: readonly string[]) => void;
   private readonly inTmux: boolean;
@@ -36,6 +36,7 @@ export class Notifier {
     this.channels = [...new Set(opts.channels)];
     this.runTmux = opts.runTmux ?? runUserTmux;
     this.inTmux = Boolean(opts.env.TMUX);
+    this.gate = new NotifyGate(opts);
   }
 
   get enabled(): boolean {
@@ -45,12 +46,8 @@ export class Notifier {
   /** Returns the notification sent, if any (for logs and tests). */
   handle(event: LoopEvent): Notification | undefined {
     if (!this.enabled) return undefined;
-    const n = notificationFor(event);
+    const n = this.gate.pass(event);
     if (!n) return undefined;
-    if (this.opts.attached?.(event.taskDir)) return undefined;
-    const { send, sent } = admit(this.sent, n, this.opts.now(), this.opts.windowMs ?? NOTIFY_WINDOW_MS);
-    this.sent = sent;
-    if (!send) return undefined;
 
     // The terminal's bytes in one write, so nothing else can land between them.
     let bytes = '';
