@@ -43,6 +43,7 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
   killed: { glyph: '✗', word: 'killed', tone: 'bad' },
   failed: { glyph: '✗', word: 'failed', tone: 'bad' },
   budget: { glyph: '■', word: 'budget', tone: 'warn' },
+  context_limit: { glyph: '■', word: 'context', tone: 'warn' },
 };
 
 /**
