@@ -62,11 +62,19 @@ export interface ContextState {
   last?: { at: string; model: string; tokens: number };
   /** The newest compaction: when, and what it left (undefined when it did not say). */
   lastCompaction?: { at: string; postTokens: number | undefined };
-  /** Compactions seen, by entry uuid (a line read twice is one). */
-  compactions: Set<string>;
+  /** Compactions seen, by entry uuid (a line read twice is one), with their timestamps. */
+  compactions: Map<string, string>;
 }
 
-export const newContextState = (): ContextState => ({ compactions: new Set() });
+export const newContextState = (): ContextState => ({ compactions: new Map() });
+
+/** Compactions in the state; with `asOf` (ISO), those of that time or before (one without a timestamp always counts). */
+export function compactionsAsOf(state: Readonly<ContextState>, asOf?: string): number {
+  if (asOf === undefined) return state.compactions.size;
+  let n = 0;
+  for (const at of state.compactions.values()) if (at === '' || at <= asOf) n++;
+  return n;
+}
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -83,7 +91,7 @@ export function scanContext(entries: readonly unknown[], state: ContextState): C
     if (e.isSidechain === true) return;
     const at = str(e.timestamp);
     if (e.type === 'system' && e.subtype === 'compact_boundary') {
-      state.compactions.add(str(e.uuid) || `#${state.compactions.size}:${i}:${at}`);
+      state.compactions.set(str(e.uuid) || `#${state.compactions.size}:${i}:${at}`, at);
       const meta = (e.compactMetadata && typeof e.compactMetadata === 'object' ? e.compactMetadata : {}) as Record<string, unknown>;
       if (!state.lastCompaction || at === '' || at >= state.lastCompaction.at) {
         state.lastCompaction = { at, postTokens: typeof meta.postTokens === 'number' ? num(meta.postTokens) : undefined };

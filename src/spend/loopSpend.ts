@@ -51,18 +51,22 @@ export class LoopSpend {
     this.ledger = new SpendLedger(opts.store, opts.key);
   }
 
-  read(): SpendReading | undefined {
+  read(asOf?: string): SpendReading | undefined {
     try {
-      return this.meter.reading();
+      return this.meter.reading(asOf);
     } catch {
       return undefined;
     }
   }
 
-  /** Iteration `iteration` was just signalled: its share is recorded. */
-  atSignal(iteration: number, at: string): { reading: SpendReading | undefined; closed: IterationSpendRow | undefined } {
+  /**
+   * Iteration `iteration` was just signalled (the signal written at `writtenAt`, ISO): its
+   * share, up to that time, is recorded. Returns the loop's figures now, and the share.
+   */
+  atSignal(iteration: number, at: string, writtenAt?: string): { reading: SpendReading | undefined; closed: IterationSpendRow | undefined } {
+    const upTo = writtenAt === undefined ? undefined : this.read(writtenAt);
     const reading = this.read();
-    return { reading, closed: this.safely(() => this.ledger.close(reading, iteration, at)) };
+    return { reading, closed: this.safely(() => this.ledger.close(upTo ?? reading, iteration, at)) };
   }
 
   /** Compactions in the iteration under way (0 without a transcript). */

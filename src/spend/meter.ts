@@ -35,8 +35,12 @@ export class SpendMeter {
     return this.reading()?.spend;
   }
 
-  /** Spend, compactions and context in one read; undefined: no transcript. */
-  reading(): SpendReading | undefined {
+  /**
+   * Spend, compactions and context in one read; undefined: no transcript. With `asOf`
+   * (ISO), spend and compactions count only what was written by then (an iteration's
+   * share ends when its signal was written, not when it was read); context is always now.
+   */
+  reading(asOf?: string): SpendReading | undefined {
     if (!this.dir) return undefined;
     let current: string | undefined;
     try {
@@ -51,8 +55,8 @@ export class SpendMeter {
     let compactions = 0;
     for (const r of this.readers.values()) {
       r.update();
-      for (const [model, t] of r.byModel()) total.set(model, addTokens(total.get(model) ?? ZERO_TOKENS, t));
-      compactions += r.compactions;
+      for (const [model, t] of r.byModel(asOf)) total.set(model, addTokens(total.get(model) ?? ZERO_TOKENS, t));
+      compactions += r.compactions(asOf);
     }
     const newest = this.current === undefined ? undefined : this.readers.get(this.current);
     return { spend: spendOf(total, this.prices), compactions, context: newest ? contextFill(newest.context, this.windows) : undefined };

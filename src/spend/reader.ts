@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { messagesOf, tokensByModel, type MessageUsage, type TokenCounts } from './usage.js';
-import { newContextState, scanContext, type ContextState } from './context.js';
+import { compactionsAsOf, newContextState, scanContext, type ContextState } from './context.js';
 
 /** Bytes read per call at most: a long transcript is caught up over several calls. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -63,9 +63,9 @@ export class TranscriptUsage {
     }
   }
 
-  /** Tokens per model so far. */
-  byModel(): Map<string, TokenCounts> {
-    return tokensByModel(this.messages.values());
+  /** Tokens per model so far; with `asOf` (ISO), of the messages written by then. */
+  byModel(asOf?: string): Map<string, TokenCounts> {
+    return tokensByModel(this.messages.values(), asOf);
   }
 
   /** What the context scan has found so far (read-only for callers). */
@@ -73,9 +73,9 @@ export class TranscriptUsage {
     return this.ctx;
   }
 
-  /** Compactions so far. */
-  get compactions(): number {
-    return this.ctx.compactions.size;
+  /** Compactions so far; with `asOf` (ISO), those written by then. */
+  compactions(asOf?: string): number {
+    return compactionsAsOf(this.ctx, asOf);
   }
 
   /** Messages counted so far. */

@@ -6,7 +6,7 @@ import { contextLimitReached } from '../spend/ledger.js';
 import type { ModelPrice, Spend } from '../spend/prices.js';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
+import { currentIdentity, identityMtimeMs, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
 import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
 import { removeIfPresent } from '../protocol/atomic.js';
 import type { Session, SessionExit, SessionFactory } from '../sessions/session.js';
@@ -379,7 +379,7 @@ export class Loop {
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
     });
-    const closed = this.recordSpend();
+    const closed = this.recordSpend(identityMtimeMs(read.identity));
     if (this.stopping) return;
     if (signal.next === '(stop)') {
       this.stopSignal = signal;
@@ -406,8 +406,9 @@ export class Loop {
   }
 
   /** At a signal: the row's spend, compactions and ctx brought up to date, the iteration's share recorded (src/spend/). */
-  private recordSpend(): { compactions: number | null } | undefined {
-    const { reading, closed } = this.spendReader.atSignal(this.row.iteration, new Date(this.deps.now()).toISOString());
+  private recordSpend(signalWrittenMs: number | undefined): { compactions: number | null } | undefined {
+    const writtenAt = signalWrittenMs === undefined ? undefined : new Date(signalWrittenMs).toISOString();
+    const { reading, closed } = this.spendReader.atSignal(this.row.iteration, new Date(this.deps.now()).toISOString(), writtenAt);
     const changed = changedFields(this.row, spendFields(reading));
     if (changed) this.patch(changed);
     return closed;

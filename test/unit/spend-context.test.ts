@@ -6,7 +6,7 @@ import { messagesOf, tokensByModel } from '../../src/spend/usage.js';
 import { spendOf } from '../../src/spend/prices.js';
 import { TranscriptUsage } from '../../src/spend/reader.js';
 import {
-  contextFill, contextPercent, contextWindowOf, mergeContextWindows, newContextState, parseContextWindows, scanContext,
+  compactionsAsOf, contextFill, contextPercent, contextWindowOf, mergeContextWindows, newContextState, parseContextWindows, scanContext,
 } from '../../src/spend/context.js';
 import { contextLimitReached, iterationShare, SpendLedger } from '../../src/spend/ledger.js';
 import { SpendMeter } from '../../src/spend/meter.js';
@@ -128,10 +128,27 @@ describe('compactions', () => {
     writeFileSync(path, `${all.slice(0, second).join('\n')}\n`);
     const r = new TranscriptUsage(path);
     r.update();
-    expect(r.compactions).toBe(1);
+    expect(r.compactions()).toBe(1);
     appendFileSync(path, `${all.slice(second).join('\n')}\n`);
     r.update();
-    expect(r.compactions).toBe(3);
+    expect(r.compactions()).toBe(3);
+  });
+
+  it('as of a time (when a signal was written): only the messages and compactions written by then', () => {
+    const all = entries(COMPACT) as { type?: string; subtype?: string; timestamp?: string }[];
+    const second = all.filter((e) => e.subtype === 'compact_boundary')[1]!.timestamp!;
+    const s = scanContext(all, newContextState());
+    expect(compactionsAsOf(s, second)).toBe(2);
+    expect(compactionsAsOf(s, '2000-01-01T00:00:00.000Z')).toBe(0);
+    expect(compactionsAsOf(s)).toBe(3);
+    const byModel = tokensByModel(messagesOf(all).values(), second).get('claude-opus-4-8')!;
+    // the three requests before the second compaction: reads 150k + 850k + 40k
+    expect(byModel.cacheRead).toBe(1_040_000);
+    tmp = mkdtempSync(join(tmpdir(), 'autodeck-asof-'));
+    writeFileSync(join(tmp, 'a.jsonl'), readFileSync(new URL(COMPACT, FIXTURES)));
+    const meter = new SpendMeter(tmp, 0);
+    expect(meter.reading(second)!.compactions).toBe(2);
+    expect(meter.reading()!.compactions).toBe(3);
   });
 
   it('three in one iteration is the limit', () => {
