@@ -9,6 +9,7 @@ import type { LimitSuggestion } from '../history/suggest.js';
 import { suggestionFor } from '../history/forModule.js';
 import { CliError, line, type CommandContext } from './context.js';
 import { taskDirArg } from './target.js';
+import { tokensText } from '../spend/text.js';
 
 /** How many runs `history` lists unless `--last N` says otherwise. */
 export const HISTORY_RUNS = 20;
@@ -46,12 +47,7 @@ function when(iso: string, sameDayAs?: string): string {
   return `${day} ${time}`;
 }
 
-/** Tokens as people read them: 950, 24.8k, 1.3M. */
-export function tokensText(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
+export { tokensText };
 
 /** What a run spent: `24.8k $0.07`, `24.8k (no price)`, or `no transcript` — never a 0 not measured. */
 export function spentText(tokens: number | null, costUsd: number | null): string {
