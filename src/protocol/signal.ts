@@ -97,13 +97,6 @@ export function fileIdentity(st: BigIntStats): string {
   return `${st.ino}:${st.size}:${st.mtimeNs}`;
 }
 
-/** When the file of an identity was written (ms since the epoch); undefined for one without a time. */
-export function identityMtimeMs(identity: string | undefined): number | undefined {
-  const ns = identity?.split(':')[2];
-  if (!ns || !/^\d+$/.test(ns)) return undefined;
-  return Number(BigInt(ns) / 1_000_000n);
-}
-
 /** The identity of the file at `path` now, without reading it; undefined when absent. */
 export function currentIdentity(path: string): string | undefined {
   try {

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { isTransientWriteError } from '../store/db.js';
 import type { IterationSpendRow, IterationSpendStore } from '../store/iterationSpend.js';
 import type { LoopRow } from '../store/loops.js';
@@ -25,6 +26,21 @@ export function changedFields(row: Partial<LoopRow>, next: SpendFields | undefin
   const out: Partial<Record<keyof SpendFields, unknown>> = {};
   for (const k of Object.keys(next) as (keyof SpendFields)[]) if ((row[k] ?? null) !== next[k]) out[k] = next[k];
   return Object.keys(out).length > 0 ? (out as Partial<SpendFields>) : undefined;
+}
+
+/**
+ * When a signal was published: the later of its file's modification (the temp file's
+ * write) and status change (the rename that published it, which Linux file systems
+ * stamp), so the request that ran the rename belongs to the iteration it ends.
+ * Undefined when the file is gone.
+ */
+export function signalWrittenMs(path: string): number | undefined {
+  try {
+    const st = lstatSync(path);
+    return Math.max(st.mtimeMs, st.ctimeMs);
+  } catch {
+    return undefined;
+  }
 }
 
 export interface LoopSpendOptions {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { budgetOn, budgetReached, type SpendReading } from '../spend/meter.js';
-import { changedFields, LoopSpend, spendFields } from '../spend/loopSpend.js';
+import { changedFields, LoopSpend, signalWrittenMs, spendFields } from '../spend/loopSpend.js';
 import { contextLimitReached } from '../spend/ledger.js';
 import type { ModelPrice, Spend } from '../spend/prices.js';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { currentIdentity, identityMtimeMs, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
+import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
 import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
 import { removeIfPresent } from '../protocol/atomic.js';
 import type { Session, SessionExit, SessionFactory } from '../sessions/session.js';
@@ -379,7 +379,7 @@ export class Loop {
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
     });
-    const closed = this.recordSpend(identityMtimeMs(read.identity));
+    const closed = this.recordSpend(signalWrittenMs(this.file(SIGNAL_FILE)));
     if (this.stopping) return;
     if (signal.next === '(stop)') {
       this.stopSignal = signal;
