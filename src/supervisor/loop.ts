@@ -436,7 +436,12 @@ export class Loop {
 
   /** The run's spend at its end (the unfinished iteration's share recorded); the row's last figures, or nulls, without a transcript. */
   private finalSpend(): { tokens: number | null; costUsd: number | null; compactions: number | null } {
-    const reading = this.spendReader.atEnd(this.row.iteration + 1, new Date(this.deps.now()).toISOString());
+    let reading: SpendReading | undefined;
+    try {
+      reading = this.spendReader.atEnd(this.row.iteration + 1, new Date(this.deps.now()).toISOString());
+    } catch {
+      reading = undefined; // the run is recorded all the same, with the row's last figures
+    }
     if (!reading) return { tokens: this.row.tokens ?? null, costUsd: this.row.costUsd ?? null, compactions: this.row.compactions ?? null };
     return { tokens: reading.spend.tokens, costUsd: reading.spend.costUsd ?? null, compactions: reading.compactions };
   }
