@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messagesOf, tokensByModel } from '../../src/spend/usage.js';
@@ -10,7 +10,7 @@ import {
 } from '../../src/spend/context.js';
 import { contextLimitReached, iterationShare, SpendLedger } from '../../src/spend/ledger.js';
 import { SpendMeter } from '../../src/spend/meter.js';
-import { changedFields, spendFields } from '../../src/spend/loopSpend.js';
+import { changedFields, signalWrittenMs, spendFields } from '../../src/spend/loopSpend.js';
 import { Store } from '../../src/store/index.js';
 
 // Spend, ctx % and compactions from transcripts the real Claude Code 2.1.197 wrote against
@@ -187,6 +187,17 @@ describe('per-iteration spend', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('a signal counts as published when it was renamed into place, not when its temp file was written', () => {
+    tmp = mkdtempSync(join(tmpdir(), 'autodeck-signal-time-'));
+    const before = Date.now();
+    writeFileSync(join(tmp, '.auto-signal.tmp'), '{}\n');
+    utimesSync(join(tmp, '.auto-signal.tmp'), new Date('2001-01-01T00:00:00Z'), new Date('2001-01-01T00:00:00Z'));
+    renameSync(join(tmp, '.auto-signal.tmp'), join(tmp, '.auto-signal'));
+    // the rename stamps the status-change time (Linux file systems do); the old mtime does not win
+    expect(signalWrittenMs(join(tmp, '.auto-signal'))).toBeGreaterThanOrEqual(before - 1000);
+    expect(signalWrittenMs(join(tmp, 'absent'))).toBeUndefined();
   });
 
   it('the row\'s figures from a reading, and only those that changed', () => {
