@@ -47,6 +47,22 @@ describe('compactions and context_limit', () => {
     expect(human.stdout).toContain('iterations: #1 6.2k $0.01, #2 6.2k $0.01 (3 compactions)');
   });
 
+  it('an agent still busy after its third compaction is stopped at the next heartbeat, before it signals', async () => {
+    ws = makeWorkspace();
+    // iteration 2 compacts three times, then stays busy (a spinner) for a while before its signal
+    const dir = ws.module('busy', { scenario: { stepSeconds: 0.1, steps: 12, transcript: true, compact: { atIteration: 2, times: 3 }, spin: { atIteration: 2, seconds: 4, times: 1 } } });
+    const r = await runCli(ws, ['run', dir, ...runFlags(ws, ['--agent-profile', 'claude', '--grace', '10'])]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'context_limit' });
+    const events = eventsOf(ws.db, dir);
+    const limit = events.findIndex((e) => e.kind === 'context_limit');
+    expect(events[limit]!.detail).toMatchObject({ compactions: 3, iteration: 2 });
+    // decided while iteration 2 was under way: its signal came after
+    const signal2 = events.findIndex((e) => e.kind === 'signal' && e.detail.iteration === 2);
+    expect(limit).toBeGreaterThan(events.findIndex((e) => e.kind === 'signal' && e.detail.iteration === 1));
+    if (signal2 >= 0) expect(limit).toBeLessThan(signal2);
+  });
+
   it('compactions spread over iterations do not stop it; a live loop shows ctx % and compactions', async () => {
     ws = makeWorkspace();
     const dir = ws.module('spread', { scenario: { stepSeconds: 0.2, steps: 100, transcript: true, compact: { atIteration: 2, times: 2 } } });
