@@ -68,11 +68,15 @@ export interface ContextState {
 
 export const newContextState = (): ContextState => ({ compactions: new Map() });
 
-/** Compactions in the state; with `asOf` (ISO), those of that time or before (one without a timestamp always counts). */
-export function compactionsAsOf(state: Readonly<ContextState>, asOf?: string): number {
-  if (asOf === undefined) return state.compactions.size;
+/**
+ * Compactions in the state; with `asOf` (ISO), those of that time or before; with `since`,
+ * those of that time or after (a resumed session's older ones are not this loop's). One
+ * without a timestamp always counts.
+ */
+export function compactionsAsOf(state: Readonly<ContextState>, asOf?: string, since?: string): number {
+  if (asOf === undefined && since === undefined) return state.compactions.size;
   let n = 0;
-  for (const at of state.compactions.values()) if (at === '' || at <= asOf) n++;
+  for (const at of state.compactions.values()) if (at === '' || ((asOf === undefined || at <= asOf) && (since === undefined || at >= since))) n++;
   return n;
 }
 

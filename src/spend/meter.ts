@@ -56,7 +56,8 @@ export class SpendMeter {
     for (const r of this.readers.values()) {
       r.update();
       for (const [model, t] of r.byModel(asOf)) total.set(model, addTokens(total.get(model) ?? ZERO_TOKENS, t));
-      compactions += r.compactions(asOf);
+      // a resumed session's transcript may hold compactions from before the loop: not its own
+      compactions += r.compactions(asOf, Number.isFinite(this.sinceMs) ? new Date(this.sinceMs).toISOString() : undefined);
     }
     const newest = this.current === undefined ? undefined : this.readers.get(this.current);
     return { spend: spendOf(total, this.prices), compactions, context: newest ? contextFill(newest.context, this.windows) : undefined };

@@ -73,9 +73,9 @@ export class TranscriptUsage {
     return this.ctx;
   }
 
-  /** Compactions so far; with `asOf` (ISO), those written by then. */
-  compactions(asOf?: string): number {
-    return compactionsAsOf(this.ctx, asOf);
+  /** Compactions so far; with `asOf` (ISO), those written by then; with `since`, from then on. */
+  compactions(asOf?: string, since?: string): number {
+    return compactionsAsOf(this.ctx, asOf, since);
   }
 
   /** Messages counted so far. */

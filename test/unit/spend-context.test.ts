@@ -149,6 +149,9 @@ describe('compactions', () => {
     const meter = new SpendMeter(tmp, 0);
     expect(meter.reading(second)!.compactions).toBe(2);
     expect(meter.reading()!.compactions).toBe(3);
+    // a loop that started after the first compaction (a resumed session) counts only its own
+    expect(new SpendMeter(tmp, Date.parse(second)).reading()!.compactions).toBe(2);
+    expect(compactionsAsOf(s, undefined, second)).toBe(2);
   });
 
   it('three in one iteration is the limit', () => {
