@@ -196,7 +196,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
         <Box flexDirection="column">
           <Table
             rows={rows}
-            columns={columnsFor(breakpoint)}
+            columns={columnsFor(breakpoint, width)}
             selected={index}
             height={tableHeight}
             width={width}
@@ -211,7 +211,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   return (
     <Box flexDirection="column" width={width}>
       <Header title={title} rows={allRows} filter={ui.filter} compact={breakpoint === 'side'} />
-      <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint), width) ? 'hidden' : 'visible'}>
+      <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint, width), width) ? 'hidden' : 'visible'}>
         {main}
       </Box>
       {overlay.kind === 'filter'

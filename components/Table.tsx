@@ -49,11 +49,19 @@ function columnLines(column: Column, cells: readonly RowCells[], selectedLine: n
         const text = withBar(c.elapsed, c.elapsedFill, column.bar);
         return c.paused && c.elapsed ? { text: `‖${text}`, color: theme.tone.warn } : { text };
       }
+      case 'spend':
+        return { text: c.spend ?? '' };
+      case 'ctx':
+        // a context nearly full (compaction near) stands out
+        return Number.parseInt(c.ctx ?? '', 10) >= CTX_WARN_PERCENT ? { text: c.ctx!, color: theme.tone.warn } : { text: c.ctx ?? '' };
       default:
         return { text: c[column.id] };
     }
   });
 }
+
+/** From this fill on, the ctx % cell is drawn in the warning colour. */
+const CTX_WARN_PERCENT = 80;
 
 const plain = (l: Line): boolean => !l.color && !l.bold && !l.inverse;
 

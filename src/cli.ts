@@ -9,11 +9,11 @@ const usage = (settingsHelp: string): string => `
     autodeck [--root DIR]...                 the dashboard (needs a terminal)
     autodeck new NAME [--title T]            a new task module (draft) under the first root
     autodeck run TASK_DIR... [flags]         supervise loops headless, in the foreground
-    autodeck status [--json]                 every active loop and the last finished ones
+    autodeck status [--json] [--iterations]  every active loop and the last finished ones
     autodeck stop TASK_DIR [--force]         ask a loop to stop (writes the stop file)
     autodeck lookup TASK_DIR [--json]        which session runs this module (exit 1: none)
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
-    autodeck history [TASK_DIR] [--last N] [--json]   finished runs with outcome, times and score
+    autodeck history [TASK_DIR] [--last N] [--json] [--iterations]   finished runs with outcome, times, spend and score
     autodeck serve [--api-port N]            headless supervisor with the loopback REST API
     autodeck init [--force]                  prepare a project: .gitignore, hooks, the /autodeck-auto skill
     autodeck demo [--fast | --speed S]       real loops on a demo workspace, with the simulated agent
@@ -24,6 +24,7 @@ const usage = (settingsHelp: string): string => `
     --json            machine-readable output (run: NDJSON events on stdout)
     --force           stop: kill the agent at once; init: replace an edited skill
     --last N          log / history: how many (log 50, history 20)
+    --iterations      status / history: tokens, cost and compactions of each iteration too
     --title T         new: the module's title (default: NAME)
     --refuse-failed   run: do not start on a module whose last loop failed (exit 3)
     --help, --version
@@ -92,6 +93,7 @@ async function parseWithMeow(argv: string[]) {
     speed: { type: 'string' },
     title: { type: 'string' },
     refuseFailed: { type: 'boolean' },
+    iterations: { type: 'boolean' },
   } as const;
   try {
     // Every flag may be given twice (the shell convention: the last one wins, silently);
@@ -120,7 +122,7 @@ function quickStatusArgs(argv: string[]): { input: string[]; flags: Record<strin
   try {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { json: { type: 'boolean' }, db: { type: 'string' } },
+      options: { json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' } },
     });
     return positionals.length === 1 ? { input: positionals, flags: values } : undefined;
   } catch {

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { Store } from '../store/index.js';
 import type { RunRow } from '../store/runs.js';
-import { runJson } from '../supervisor/snapshot.js';
+import { iterationJson, runJson, type IterationJson } from '../supervisor/snapshot.js';
 import { duration, printable } from '../format/event.js';
 import { columns } from '../format/table.js';
 import { scoreOf } from '../history/score.js';
@@ -9,6 +9,7 @@ import type { LimitSuggestion } from '../history/suggest.js';
 import { suggestionFor } from '../history/forModule.js';
 import { CliError, line, type CommandContext } from './context.js';
 import { taskDirArg } from './target.js';
+import { tokensText } from '../spend/text.js';
 
 /** How many runs `history` lists unless `--last N` says otherwise. */
 export const HISTORY_RUNS = 20;
@@ -46,17 +47,24 @@ function when(iso: string, sameDayAs?: string): string {
   return `${day} ${time}`;
 }
 
-/** Tokens as people read them: 950, 24.8k, 1.3M. */
-export function tokensText(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
+export { tokensText };
 
 /** What a run spent: `24.8k $0.07`, `24.8k (no price)`, or `no transcript` — never a 0 not measured. */
 export function spentText(tokens: number | null, costUsd: number | null): string {
   if (tokens === null) return 'no transcript';
   return costUsd === null ? `${tokensText(tokens)} (no price)` : `${tokensText(tokens)} $${costUsd.toFixed(2)}`;
+}
+
+/** Per-iteration spend on one line: `#1 12.3k $0.04, #2 8.1k $0.03 (1 compaction), #3 900 $0.00 (unfinished)`. */
+export function iterationsText(its: readonly IterationJson[]): string {
+  if (its.length === 0) return 'iterations: none recorded (no transcript)';
+  return `iterations: ${its.map((i) => {
+    const notes = [
+      ...(i.compactions ? [`${i.compactions} compaction${i.compactions === 1 ? '' : 's'}`] : []),
+      ...(i.partial ? ['unfinished'] : []),
+    ];
+    return `#${i.iteration} ${spentText(i.tokens, i.costUsd)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+  }).join(', ')}`;
 }
 
 /** The human table, newest first; the module column only when runs of several modules are shown. */
@@ -74,7 +82,7 @@ function table(runs: RunRow[], withModule: boolean): string[] {
     String(r.recoveries),
     String(r.restarts),
     r.quotaWaitMs > 0 ? duration(r.quotaWaitMs) : '-',
-    spentText(r.tokens ?? null, r.costUsd ?? null),
+    `${spentText(r.tokens ?? null, r.costUsd ?? null)}${r.compactions ? ` (${r.compactions} compaction${r.compactions === 1 ? '' : 's'})` : ''}`,
   ].map(printable));
   return columns([head, ...rows], align);
 }
@@ -92,8 +100,10 @@ export function history(ctx: CommandContext): number {
   try {
     const runs = store.runs.list(last, taskDir);
     const suggestion = taskDir === undefined ? null : suggestionFor(store, taskDir, ctx.settings);
+    const perIteration = ctx.flags.iterations === true;
+    const its = (run: RunRow) => store.iterations.list(run.taskDir, run.startedAt).map(iterationJson);
     if (ctx.flags.json === true) {
-      line(ctx.stdout, JSON.stringify({ runs: runs.map(historyRunJson), suggestion }, null, 2));
+      line(ctx.stdout, JSON.stringify({ runs: runs.map((r) => ({ ...historyRunJson(r), ...(perIteration ? { perIteration: its(r) } : {}) })), suggestion }, null, 2));
       return 0;
     }
     if (runs.length === 0) {
@@ -105,6 +115,10 @@ export function history(ctx: CommandContext): number {
         line(ctx.stdout, printable(`${name} (${taskDir}): ${total} finished run${total === 1 ? '' : 's'}`));
       }
       for (const l of table(runs, taskDir === undefined)) line(ctx.stdout, l);
+      if (perIteration) {
+        line(ctx.stdout, '');
+        for (const r of runs) line(ctx.stdout, printable(`${when(r.startedAt)}  ${r.taskName || basename(r.taskDir)}  ${iterationsText(its(r))}`));
+      }
       if (total > runs.length) line(ctx.stdout, `(the last ${runs.length} of ${total}; --last N shows more)`);
     }
     if (suggestion) {

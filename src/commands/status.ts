@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Store } from '../store/index.js';
-import { loopStatusJson, runJson } from '../supervisor/snapshot.js';
+import { iterationJson, loopStatusJson, runJson, type IterationJson } from '../supervisor/snapshot.js';
 import { ownerAlive } from '../supervisor/owner.js';
 import { line, type CommandContext } from './context.js';
 
@@ -13,25 +13,31 @@ export async function status(ctx: CommandContext): Promise<number> {
   try {
     const now = Date.now();
     const host = hostname();
-    const loops = store.loops.list().map((row) => loopStatusJson(row, now, ownerAlive(row, { host, now })));
-    const recent = store.runs.list(RECENT_RUNS).map(runJson);
+    const perIteration = ctx.flags.iterations === true;
+    const its = (taskDir: string, startedAt: string) => (perIteration ? { perIteration: store.iterations.list(taskDir, startedAt).map(iterationJson) } : {});
+    const loops = store.loops.list().map((row) => ({ ...loopStatusJson(row, now, ownerAlive(row, { host, now })), ...its(row.taskDir, row.startedAt) }));
+    const recent: Record<string, unknown>[] = store.runs.list(RECENT_RUNS).map((run) => ({ ...runJson(run), ...its(run.taskDir, run.startedAt) }));
     if (ctx.flags.json === true) {
       line(ctx.stdout, JSON.stringify({ loops, recent }, null, 2));
       return 0;
     }
     const { duration, printable } = await import('../format/event.js');
+    const { spentText, iterationsText } = await import('./history.js');
     if (loops.length === 0) line(ctx.stdout, 'No active loops.');
     for (const l of loops) {
       const step = l.step ? `${l.step} ${l.result} -> ${l.next}` : '-';
       const owner = l.owner.alive ? `pid ${l.owner.pid}` : `owner gone (pid ${l.owner.pid ?? '-'})`;
       line(ctx.stdout, printable(`${l.taskName}  ${l.status}  ${l.iteration}/${l.maxIterations}  ${step}  ` +
-        `${duration(l.activeMs)}/${l.timeoutMinutes}m  restarts ${l.restartCount}  ${owner}  ${l.session}`));
+        `${duration(l.activeMs)}/${l.timeoutMinutes}m  restarts ${l.restartCount}  ${spentText(l.tokens, l.costUsd)}` +
+        `${l.ctxPercent === null ? '' : `  ctx ${l.ctxPercent}%`}${l.compactions ? `  compactions ${l.compactions}` : ''}  ${owner}  ${l.session}`));
+      if (l.perIteration) line(ctx.stdout, printable(`  ${iterationsText(l.perIteration)}`));
     }
     if (recent.length > 0) {
       line(ctx.stdout, '');
       line(ctx.stdout, 'Recent runs:');
       for (const r of recent) {
-        line(ctx.stdout, printable(`${r.endedAt}  ${r.taskName}  ${r.outcome}${r.forced ? ' (forced)' : ''}  ${r.iterations} iterations  ${duration(Number(r.activeMs))}`));
+        line(ctx.stdout, printable(`${r.endedAt}  ${r.taskName}  ${r.outcome}${r.forced ? ' (forced)' : ''}  ${r.iterations} iterations  ${duration(Number(r.activeMs))}  ${spentText(r.tokens as number | null, r.costUsd as number | null)}`));
+        if (Array.isArray(r.perIteration)) line(ctx.stdout, printable(`  ${iterationsText(r.perIteration as IterationJson[])}`));
       }
     }
     return 0;

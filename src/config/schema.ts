@@ -58,9 +58,11 @@ export interface Settings {
   maxCostUsd: number;
   /** `prices` of a config file (USD per million tokens by model id), over the built-in table. */
   prices: Record<string, ModelPrice>;
+  /** `contextWindows` of a config file (tokens by model id), over the built-in table (src/spend/context.ts). */
+  contextWindows: Record<string, number>;
 }
 
-export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices'>;
+export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows'>;
 
 /** What a default may depend on; rows may derive from rows above them in the table. */
 export interface DefaultContext {
@@ -232,4 +234,4 @@ export const SETTINGS_TABLE: readonly SettingRow[] = (Object.keys(SETTING_DEFS) 
 }));
 
 /** Config-file keys that are not settings but are kept for others to interpret. */
-export const RESERVED_FILE_KEYS = ['profiles', 'prices'] as const;
+export const RESERVED_FILE_KEYS = ['profiles', 'prices', 'contextWindows'] as const;

@@ -1,4 +1,5 @@
 import { parsePrices } from '../spend/prices.js';
+import { parseContextWindows } from '../spend/context.js';
 import { resolve } from 'node:path';
 import { homeDir, projectConfigPath, userConfigPath } from '../paths.js';
 import type { SettingError } from './errors.js';
@@ -97,6 +98,11 @@ export function resolveSettings(input: ResolveInput): ResolveResult {
   const prices = parsePrices(priceFile?.values.prices);
   if ('error' in prices) errors.push({ setting: 'prices', source: priceFile!.path, message: prices.error });
   resolved.prices = 'value' in prices ? prices.value : {};
+  // Context windows: likewise.
+  const windowFile = files.find((f) => f.values.contextWindows !== undefined);
+  const windows = parseContextWindows(windowFile?.values.contextWindows);
+  if ('error' in windows) errors.push({ setting: 'contextWindows', source: windowFile!.path, message: windows.error });
+  resolved.contextWindows = 'value' in windows ? windows.value : {};
 
   return { value: resolved as Settings, errors };
 }

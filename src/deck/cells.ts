@@ -3,6 +3,7 @@ import { activeMs } from '../supervisor/limits.js';
 import { printable } from '../format/event.js';
 import type { DeckRow } from './deck.js';
 import type { Outcome } from '../store/runs.js';
+import { ctxCellText, spendCellText } from '../spend/text.js';
 
 /** A semantic colour; components map it to a colour, or to nothing under NO_COLOR. */
 export type Tone = 'active' | 'ok' | 'warn' | 'bad' | 'muted';
@@ -43,6 +44,7 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
   killed: { glyph: '✗', word: 'killed', tone: 'bad' },
   failed: { glyph: '✗', word: 'failed', tone: 'bad' },
   budget: { glyph: '■', word: 'budget', tone: 'warn' },
+  context_limit: { glyph: '■', word: 'context', tone: 'warn' },
 };
 
 /**
@@ -114,6 +116,17 @@ export interface RowCells {
   iterationFill?: number | undefined;
   /** How much of the timeout is used (0..1), for a bar; undefined: no bar. */
   elapsedFill?: number | undefined;
+  /** Tokens and cost from the transcript (`12.3k $0.41`, `12.3k` without a price, `–` without a transcript). */
+  spend?: string;
+  /** How full the context is (`85%`; `–` unknown; '' for a finished run). */
+  ctx?: string;
+}
+
+/** The spend cells of a row: a loop's figures now, or its last run's spend (a finished run has no context). */
+export function spendCells(row: DeckRow): Pick<RowCells, 'spend' | 'ctx'> {
+  if (row.loop) return { spend: spendCellText(row.loop.tokens, row.loop.costUsd), ctx: ctxCellText(row.loop.contextTokens, row.loop.contextWindow) };
+  if (row.lastRun) return { spend: spendCellText(row.lastRun.tokens, row.lastRun.costUsd), ctx: '' };
+  return { spend: '', ctx: '' };
 }
 
 export interface CellLimits {
@@ -127,7 +140,7 @@ export interface CellLimits {
  */
 export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
   const loop = row.loop;
-  const base = { name: printable(row.name), elsewhere: Boolean(loop && !row.here), state: stateCell(row) };
+  const base = { name: printable(row.name), elsewhere: Boolean(loop && !row.here), state: stateCell(row), ...spendCells(row) };
   if (!loop) {
     const last = row.lastRun;
     // A finished run: its outcome in STATE, its active time in ELAPSED, its end in LAST; STEP is left empty.

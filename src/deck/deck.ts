@@ -28,14 +28,14 @@ export interface DeckRow {
   quotaUntil?: string | undefined;
 }
 
-export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs'>>;
+export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs' | 'tokens' | 'costUsd'>>;
 
 export interface DeckSnapshot {
   rows: readonly DeckRow[];
 }
 
 function lastRunOf(r: RunRow): LastRun {
-  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced, activeMs: r.activeMs };
+  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced, activeMs: r.activeMs, tokens: r.tokens, costUsd: r.costUsd };
 }
 
 /** How often other processes' loops are looked at again; own loops are live. */

@@ -13,7 +13,7 @@ export function breakpointFor(columns: number): Breakpoint {
   return 'side';
 }
 
-export type ColumnId = 'name' | 'state' | 'iteration' | 'step' | 'elapsed' | 'stalls' | 'recoveries' | 'lastSignal';
+export type ColumnId = 'name' | 'state' | 'iteration' | 'step' | 'elapsed' | 'stalls' | 'recoveries' | 'lastSignal' | 'spend' | 'ctx';
 
 export interface Column {
   id: ColumnId;
@@ -26,6 +26,7 @@ export interface Column {
 
 const TITLES: Record<ColumnId, string> = {
   name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOV', lastSignal: 'LAST',
+  spend: 'TOKENS/$', ctx: 'CTX',
 };
 
 // Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `2/10 of 10`,
@@ -47,8 +48,25 @@ const COLUMNS = Object.fromEntries(Object.entries(BY_BREAKPOINT).map(([b, list])
   })),
 ])) as Record<Breakpoint, readonly Column[]>;
 
-/** The table's columns at this width: the same array each time, so memoised rows stay memoised. */
-export function columnsFor(breakpoint: Breakpoint): readonly Column[] {
+/**
+ * The wide layout's spend columns (`12.3k $0.41`, `85%`) need this many terminal columns
+ * more: below it the name and step would be squeezed under ten columns each.
+ */
+export const WIDE_SPEND_MIN_COLUMNS = 130;
+const SPEND_COLUMNS: readonly Column[] = [{ id: 'spend', title: TITLES.spend, width: 12 }, { id: 'ctx', title: TITLES.ctx, width: 5 }];
+/** The wide columns with tokens/$ and ctx % after the step. */
+const WIDE_WITH_SPEND: readonly Column[] = Object.freeze((() => {
+  const wide = COLUMNS.wide;
+  const at = wide.findIndex((c) => c.id === 'step') + 1;
+  return [...wide.slice(0, at), ...SPEND_COLUMNS, ...wide.slice(at)];
+})());
+
+/**
+ * The table's columns at this width: the same array each time, so memoised rows stay
+ * memoised. `width` (terminal columns) adds the spend columns to a wide enough table.
+ */
+export function columnsFor(breakpoint: Breakpoint, width?: number): readonly Column[] {
+  if (breakpoint === 'wide' && width !== undefined && width >= WIDE_SPEND_MIN_COLUMNS) return WIDE_WITH_SPEND;
   return COLUMNS[breakpoint];
 }
 

@@ -55,6 +55,8 @@ export function describeEvent(e: LoopEvent): string {
       return `${d.where ? `${String(d.where)}: ` : ''}${String(d.message)}`;
     case 'budget':
       return `spending limit reached: ${d.tokens} tokens${typeof d.costUsd === 'number' ? `, $${d.costUsd.toFixed(2)}` : ''} (max ${d.maxTokens || '-'} tokens, $${d.maxCostUsd || '-'})`;
+    case 'context_limit':
+      return `context compacted ${d.compactions} times in iteration ${d.iteration}: stopping the loop`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:

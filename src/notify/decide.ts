@@ -25,6 +25,7 @@ const OUTCOME_TEXT: Record<string, string> = {
   stall_limit: 'stopped for stalling too often',
   reasoning_loop: 'stopped in a reasoning loop',
   budget: 'stopped at its spending limit',
+  context_limit: 'stopped: its context was compacted three times in one iteration',
   killed: 'killed',
   failed: 'failed',
 };

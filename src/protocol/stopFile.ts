@@ -7,7 +7,7 @@ const MAX_STOP_BYTES = 4096;
 
 export const STOP_FILE = '.auto-stop';
 
-export const STOP_REASONS = ['timeout', 'max_iterations', 'user_stop', 'stall_limit', 'reasoning_loop', 'budget'] as const;
+export const STOP_REASONS = ['timeout', 'max_iterations', 'user_stop', 'stall_limit', 'reasoning_loop', 'budget', 'context_limit'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface StopRequest {

@@ -161,6 +161,12 @@ class Sim {
     this.writeStatus(statusDuring(pos, this.lastResult), key);
     this.say(`● ${STEP_TEXT[key].doing}… (iteration ${n})`);
     this.transcript?.assistant(`${STEP_TEXT[key].doing} (iteration ${n})`);
+    if (sc.compact?.atIteration === n) {
+      for (let i = 0; i < sc.compact.times; i++) {
+        this.say('✻ Conversation compacted');
+        this.transcript?.compaction();
+      }
+    }
     if (sc.spin?.atIteration === n && (this.state.spins ?? 0) < sc.spin.times && !(await this.spin(sc.spin.seconds))) return false;
     if (sc.prompt?.atIteration === n && !(await this.prompt(sc.prompt.text))) return false;
     if (sc.quota?.atIteration === n && !(await this.quota(sc.quota.message, sc.quota.seconds))) return false;

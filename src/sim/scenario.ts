@@ -36,6 +36,8 @@ export interface Scenario {
    * `{epoch}`, `{epoch+N}`, `{epoch-N}` in the message become the Unix time (plus N seconds).
    */
   quota?: { atIteration: number; message: string; seconds: number };
+  /** Compact the conversation `times` times (a transcript's compaction markers; needs `transcript`). */
+  compact?: { atIteration: number; times: number };
   /** Print the same assistant message `text` `times` times. */
   repeat?: { atIteration: number; text: string; times: number };
   /** Print `lines` lines of output as fast as possible. */
@@ -135,7 +137,8 @@ class Fields {
 
 const KNOWN: Record<string, readonly string[]> = {
   top: ['stepSeconds', 'results', 'steps', 'crash', 'ignoreStop', 'ignoreSigterm', 'hang', 'spin', 'prompt', 'quota', 'repeat',
-    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript', 'hookTurns'],
+    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript', 'hookTurns', 'compact'],
+  compact: ['atIteration', 'times'],
   hookTurns: ['maxTurns'],
   idle: ['atIteration', 'times'],
   crash: ['atIteration', 'exitCode', 'times'],
@@ -196,6 +199,8 @@ export function parseScenario(text: string): ScenarioParse {
       seconds: quota.number('seconds', 30, 0, DAY, false),
     };
   }
+  const compact = f.object('compact');
+  if (compact) value.compact = { atIteration: compact.iteration(), times: compact.number('times', 1, 1, 1000, true) };
   const repeat = f.object('repeat');
   if (repeat) value.repeat = { atIteration: repeat.iteration(), text: repeat.text('text', 'Let me check the tests again.'), times: repeat.number('times', 3, 1, 10_000, true) };
   const flood = f.object('flood');

@@ -32,6 +32,19 @@ export class SimTranscript {
     this.append({ type: 'assistant', message: { id: `msg_${randomUUID()}`, role: 'assistant', model: SIM_MODEL, content: [{ type: 'text', text }], usage: SIM_USAGE } });
   }
 
+  /**
+   * A compaction as Claude Code 2.1.197 writes it (test/fixtures/transcripts/claude-2.1.197-compact.jsonl):
+   * a `compact_boundary` system entry, then the summary as a user entry.
+   */
+  compaction(): void {
+    const preTokens = SIM_USAGE.input_tokens + SIM_USAGE.cache_read_input_tokens + SIM_USAGE.output_tokens;
+    this.append({
+      type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, level: 'info',
+      compactMetadata: { trigger: 'auto', preTokens, durationMs: 10, postTokens: 700 },
+    });
+    this.append({ type: 'user', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context.' } });
+  }
+
   apiError(status: number, text: string): void {
     this.append({
       type: 'assistant', isApiErrorMessage: true, apiErrorStatus: status, error: status === 429 ? 'rate_limit' : 'api_error',

@@ -2,6 +2,16 @@ import { findTranscript } from '../agents/transcript.js';
 import { mergePrices, spendOf, type ModelPrice, type Spend } from './prices.js';
 import { TranscriptUsage } from './reader.js';
 import { addTokens, ZERO_TOKENS, type TokenCounts } from './usage.js';
+import { contextFill, mergeContextWindows, type ContextFill } from './context.js';
+
+/** One read of a loop's transcripts: spend, compactions and the context now. */
+export interface SpendReading {
+  spend: Spend;
+  /** Compactions in all the loop's transcripts. */
+  compactions: number;
+  /** The context of the newest transcript; undefined before its first request. */
+  context: ContextFill | undefined;
+}
 
 /**
  * A loop's spend so far: the usage of every transcript its agent has written since the
@@ -11,13 +21,26 @@ import { addTokens, ZERO_TOKENS, type TokenCounts } from './usage.js';
 export class SpendMeter {
   private readonly readers = new Map<string, TranscriptUsage>();
   private readonly prices: Record<string, ModelPrice>;
+  private readonly windows: Record<string, number>;
+  private current: string | undefined;
 
-  constructor(private readonly dir: string | undefined, private readonly sinceMs: number, prices?: Readonly<Record<string, ModelPrice>>) {
+  constructor(private readonly dir: string | undefined, private readonly sinceMs: number, prices?: Readonly<Record<string, ModelPrice>>,
+    contextWindows?: Readonly<Record<string, number>>) {
     this.prices = mergePrices(prices);
+    this.windows = mergeContextWindows(contextWindows);
   }
 
   /** Undefined: no transcript (an agent without one, or none written yet). */
   read(): Spend | undefined {
+    return this.reading()?.spend;
+  }
+
+  /**
+   * Spend, compactions and context in one read; undefined: no transcript. With `asOf`
+   * (ISO), spend and compactions count only what was written by then (an iteration's
+   * share ends when its signal was written, not when it was read); context is always now.
+   */
+  reading(asOf?: string): SpendReading | undefined {
     if (!this.dir) return undefined;
     let current: string | undefined;
     try {
@@ -26,13 +49,18 @@ export class SpendMeter {
       current = undefined; // an unreadable folder: what was read so far still counts
     }
     if (current && !this.readers.has(current)) this.readers.set(current, new TranscriptUsage(current));
+    if (current) this.current = current;
     if (this.readers.size === 0) return undefined;
     const total = new Map<string, TokenCounts>();
+    let compactions = 0;
     for (const r of this.readers.values()) {
       r.update();
-      for (const [model, t] of r.byModel()) total.set(model, addTokens(total.get(model) ?? ZERO_TOKENS, t));
+      for (const [model, t] of r.byModel(asOf)) total.set(model, addTokens(total.get(model) ?? ZERO_TOKENS, t));
+      // a resumed session's transcript may hold compactions from before the loop: not its own
+      compactions += r.compactions(asOf, Number.isFinite(this.sinceMs) ? new Date(this.sinceMs).toISOString() : undefined);
     }
-    return spendOf(total, this.prices);
+    const newest = this.current === undefined ? undefined : this.readers.get(this.current);
+    return { spend: spendOf(total, this.prices), compactions, context: newest ? contextFill(newest.context, this.windows) : undefined };
   }
 }
 

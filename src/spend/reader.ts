@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { messagesOf, tokensByModel, type MessageUsage, type TokenCounts } from './usage.js';
+import { compactionsAsOf, newContextState, scanContext, type ContextState } from './context.js';
 
 /** Bytes read per call at most: a long transcript is caught up over several calls. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
@@ -20,6 +21,8 @@ const MAX_LINE_BYTES = 1024 * 1024;
 export class TranscriptUsage {
   private offset = 0;
   private readonly messages = new Map<string, MessageUsage>();
+  /** The newest request's context and the compactions (src/spend/context.ts). */
+  private ctx: ContextState = newContextState();
 
   constructor(readonly path: string) {}
 
@@ -36,6 +39,7 @@ export class TranscriptUsage {
       if (size < this.offset) {
         this.offset = 0;
         this.messages.clear();
+        this.ctx = newContextState();
       }
       const stopAt = Math.min(size, this.offset + UPDATE_BYTES);
       while (this.offset < stopAt) {
@@ -59,9 +63,19 @@ export class TranscriptUsage {
     }
   }
 
-  /** Tokens per model so far. */
-  byModel(): Map<string, TokenCounts> {
-    return tokensByModel(this.messages.values());
+  /** Tokens per model so far; with `asOf` (ISO), of the messages written by then. */
+  byModel(asOf?: string): Map<string, TokenCounts> {
+    return tokensByModel(this.messages.values(), asOf);
+  }
+
+  /** What the context scan has found so far (read-only for callers). */
+  get context(): Readonly<ContextState> {
+    return this.ctx;
+  }
+
+  /** Compactions so far; with `asOf` (ISO), those written by then; with `since`, from then on. */
+  compactions(asOf?: string, since?: string): number {
+    return compactionsAsOf(this.ctx, asOf, since);
   }
 
   /** Messages counted so far. */
@@ -83,5 +97,6 @@ export class TranscriptUsage {
       start = nl + 1;
     }
     messagesOf(entries, this.messages);
+    scanContext(entries, this.ctx);
   }
 }

@@ -22,6 +22,8 @@ export interface MessageUsage {
   id: string;
   model: string;
   tokens: TokenCounts;
+  /** The entry's `timestamp` (ISO), when it has one: which iteration the message belongs to. */
+  at?: string;
 }
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
@@ -29,7 +31,7 @@ const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
 /** The usage of one transcript entry, or undefined when it is not a main-chain assistant message with usage. */
 export function usageOfEntry(entry: unknown, fallbackId: string): MessageUsage | undefined {
   if (!entry || typeof entry !== 'object') return undefined;
-  const e = entry as { type?: unknown; isSidechain?: unknown; message?: unknown };
+  const e = entry as { type?: unknown; isSidechain?: unknown; message?: unknown; timestamp?: unknown };
   if (e.type !== 'assistant' || e.isSidechain === true) return undefined;
   const m = e.message as { id?: unknown; model?: unknown; usage?: unknown } | undefined;
   if (!m || typeof m !== 'object' || !m.usage || typeof m.usage !== 'object') return undefined;
@@ -46,6 +48,7 @@ export function usageOfEntry(entry: unknown, fallbackId: string): MessageUsage |
       cacheWrite1h: Math.min(cacheWrite, count(creation.ephemeral_1h_input_tokens)),
       cacheRead: count(u.cache_read_input_tokens),
     },
+    ...(typeof e.timestamp === 'string' && e.timestamp !== '' ? { at: e.timestamp } : {}),
   };
 }
 
@@ -71,9 +74,15 @@ export function messagesOf(entries: readonly unknown[], into: Map<string, Messag
   return into;
 }
 
-/** Tokens per model over messages ('' for a message without a model). */
-export function tokensByModel(messages: Iterable<MessageUsage>): Map<string, TokenCounts> {
+/**
+ * Tokens per model over messages ('' for a message without a model); with `asOf` (ISO),
+ * only the messages of that time or before (one without a timestamp always counts).
+ */
+export function tokensByModel(messages: Iterable<MessageUsage>, asOf?: string): Map<string, TokenCounts> {
   const out = new Map<string, TokenCounts>();
-  for (const m of messages) out.set(m.model, addTokens(out.get(m.model) ?? ZERO_TOKENS, m.tokens));
+  for (const m of messages) {
+    if (asOf !== undefined && m.at !== undefined && m.at > asOf) continue;
+    out.set(m.model, addTokens(out.get(m.model) ?? ZERO_TOKENS, m.tokens));
+  }
   return out;
 }

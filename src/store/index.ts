@@ -4,6 +4,7 @@ import { RunStore } from './runs.js';
 import { EventStore } from './events.js';
 import { AgentStateStore } from './agentState.js';
 import { HookProgressStore } from './hookProgress.js';
+import { IterationSpendStore } from './iterationSpend.js';
 
 /** The tables behind one open connection. */
 export class Store {
@@ -12,6 +13,7 @@ export class Store {
   readonly events: EventStore;
   readonly agentState: AgentStateStore;
   readonly hookProgress: HookProgressStore;
+  readonly iterations: IterationSpendStore;
 
   constructor(readonly db: Db) {
     this.loops = new LoopStore(db);
@@ -19,6 +21,7 @@ export class Store {
     this.events = new EventStore(db);
     this.agentState = new AgentStateStore(db);
     this.hookProgress = new HookProgressStore(db);
+    this.iterations = new IterationSpendStore(db);
   }
 
   static open(path: string): Store {

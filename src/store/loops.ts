@@ -41,6 +41,10 @@ export interface LoopRow {
   /** Spent so far, from the agent's transcript: null when none was read; costUsd null also when a model has no price. */
   tokens: number | null;
   costUsd: number | null;
+  /** Compactions in the loop's transcripts, and the context's fill now (tokens, the model's window): null when unknown. */
+  compactions?: number | null;
+  contextTokens?: number | null;
+  contextWindow?: number | null;
 }
 
 /** Column for each field; the one place the two naming schemes meet. */
@@ -53,6 +57,7 @@ const COLUMNS = {
   checkpoint: 'checkpoint', stopReason: 'stop_reason', backend: 'backend', ownerPid: 'owner_pid',
   ownerHost: 'owner_host', ownerHeartbeatAt: 'owner_heartbeat_at', agentArgv: 'agent_argv', settings: 'settings_json',
   agentPid: 'agent_pid', forced: 'forced', tokens: 'tokens', costUsd: 'cost_usd',
+  compactions: 'compactions', contextTokens: 'context_tokens', contextWindow: 'context_window',
 } as const satisfies Record<keyof LoopRow, string>;
 
 type Raw = Record<string, unknown>;

@@ -104,4 +104,25 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN tokens INTEGER;
   ALTER TABLE runs ADD COLUMN cost_usd REAL;
   `,
+  // 5: spend per iteration, compactions and the context's fill (src/spend/). A row of
+  // iteration_spend is one iteration of one loop (task_dir + the loop's started_at, as the
+  // run that follows records them); `partial`: the loop ended before a signal closed it.
+  `
+  ALTER TABLE task_auto ADD COLUMN compactions INTEGER;
+  ALTER TABLE task_auto ADD COLUMN context_tokens INTEGER;
+  ALTER TABLE task_auto ADD COLUMN context_window INTEGER;
+  ALTER TABLE runs ADD COLUMN compactions INTEGER;
+  CREATE TABLE iteration_spend (
+    task_dir TEXT NOT NULL,
+    loop_started_at TEXT NOT NULL,
+    iteration INTEGER NOT NULL,
+    session_name TEXT DEFAULT '',
+    ended_at TEXT NOT NULL,
+    tokens INTEGER,
+    cost_usd REAL,
+    compactions INTEGER,
+    partial INTEGER DEFAULT 0,
+    PRIMARY KEY (task_dir, loop_started_at, iteration)
+  );
+  `,
 ];

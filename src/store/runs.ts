@@ -2,7 +2,7 @@ import type { Db } from './db.js';
 
 export const OUTCOMES = [
   'complete', 'blocked', 'merge_conflict', 'stopped', 'max_iterations', 'timeout', 'user_stop',
-  'stall_limit', 'reasoning_loop', 'killed', 'failed', 'budget',
+  'stall_limit', 'reasoning_loop', 'killed', 'failed', 'budget', 'context_limit',
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
@@ -26,14 +26,16 @@ export interface RunRow {
   /** What the run spent, from the transcript: null when there was none (or, for the cost, no price). */
   tokens: number | null;
   costUsd: number | null;
+  /** Compactions in the run's transcripts: null when there was none. */
+  compactions?: number | null;
 }
 
-export type NewRun = Omit<RunRow, 'id' | 'tokens' | 'costUsd'> & Partial<Pick<RunRow, 'tokens' | 'costUsd'>>;
+export type NewRun = Omit<RunRow, 'id' | 'tokens' | 'costUsd' | 'compactions'> & Partial<Pick<RunRow, 'tokens' | 'costUsd' | 'compactions'>>;
 
 const SELECT = `SELECT id, session_name AS session, task_dir AS taskDir, task_name AS taskName, started_at AS startedAt,
   ended_at AS endedAt, iterations, max_iterations AS maxIterations, timeout_minutes AS timeoutMinutes, outcome,
   stop_reason AS stopReason, forced, recoveries, restarts, quota_wait_ms AS quotaWaitMs, active_ms AS activeMs,
-  tokens, cost_usd AS costUsd FROM runs`;
+  tokens, cost_usd AS costUsd, compactions FROM runs`;
 
 function fromRaw(r: Record<string, unknown>): RunRow {
   return { ...(r as unknown as RunRow), forced: r.forced === 1 };
@@ -51,9 +53,9 @@ export class RunStore {
 
   constructor(db: Db) {
     this.ins = db.prepare(`INSERT INTO runs (session_name, task_dir, task_name, started_at, ended_at, iterations,
-      max_iterations, timeout_minutes, outcome, stop_reason, forced, recoveries, restarts, quota_wait_ms, active_ms, tokens, cost_usd)
+      max_iterations, timeout_minutes, outcome, stop_reason, forced, recoveries, restarts, quota_wait_ms, active_ms, tokens, cost_usd, compactions)
       VALUES (@session, @taskDir, @taskName, @startedAt, @endedAt, @iterations, @maxIterations, @timeoutMinutes,
-      @outcome, @stopReason, @forced, @recoveries, @restarts, @quotaWaitMs, @activeMs, @tokens, @costUsd)`);
+      @outcome, @stopReason, @forced, @recoveries, @restarts, @quotaWaitMs, @activeMs, @tokens, @costUsd, @compactions)`);
     this.recent = db.prepare(`${SELECT} ORDER BY id DESC LIMIT ?`);
     this.recentFor = db.prepare(`${SELECT} WHERE task_dir = ? ORDER BY id DESC LIMIT ?`);
     // The outcomes come as one JSON array, so one statement serves any set of them.
@@ -64,7 +66,7 @@ export class RunStore {
   }
 
   insert(run: NewRun): number {
-    return Number(this.ins.run({ ...run, tokens: run.tokens ?? null, costUsd: run.costUsd ?? null, forced: run.forced ? 1 : 0 }).lastInsertRowid);
+    return Number(this.ins.run({ ...run, tokens: run.tokens ?? null, costUsd: run.costUsd ?? null, compactions: run.compactions ?? null, forced: run.forced ? 1 : 0 }).lastInsertRowid);
   }
 
   /** Newest first. */

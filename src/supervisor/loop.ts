@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { budgetOn, budgetReached, SpendMeter } from '../spend/meter.js';
+import { budgetOn, budgetReached, type SpendReading } from '../spend/meter.js';
+import { changedFields, LoopSpend, signalWrittenMs, spendFields } from '../spend/loopSpend.js';
+import { contextLimitReached } from '../spend/ledger.js';
 import type { ModelPrice, Spend } from '../spend/prices.js';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -41,6 +43,8 @@ export interface LoopSettings {
   maxTokens?: number;
   maxCostUsd?: number;
   prices?: Record<string, ModelPrice>;
+  /** Context window overrides by model id (src/spend/context.ts). */
+  contextWindows?: Record<string, number>;
 }
 
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
@@ -106,8 +110,8 @@ export class Loop {
   private sessionSince = 0;
   /** A person has the agent's terminal (attach mode). */
   private attachedNow = false;
-  /** Reads the agent's transcript for the tokens spent, made on first use. */
-  private meter: SpendMeter | undefined;
+  /** Reads the agent's transcript for the tokens spent, per loop and per iteration; made on first use. */
+  private spent: LoopSpend | undefined;
 
   private readonly watchdog: Watchdog;
 
@@ -320,6 +324,8 @@ export class Loop {
     const session = this.session;
     if (this.over || !session || session.exited || this.attachedNow) return;
     if (!this.stopping) {
+      this.watchSpend();
+      if (this.stopping || this.over) return;
       this.watchdog.beat();
       return;
     }
@@ -373,7 +379,7 @@ export class Loop {
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
     });
-    this.recordSpend();
+    const closed = this.recordSpend(signalWrittenMs(this.file(SIGNAL_FILE)));
     if (this.stopping) return;
     if (signal.next === '(stop)') {
       this.stopSignal = signal;
@@ -381,39 +387,63 @@ export class Loop {
       this.startGrace();
       return;
     }
-    const reason = limitReached(this.row, this.deps.now()) ?? this.budgetCheck();
+    const reason = limitReached(this.row, this.deps.now()) ?? this.budgetCheck() ?? this.contextCheck(closed?.compactions ?? 0, this.row.iteration);
     if (reason) this.requestStop(reason);
   }
 
-  /** What the agent's transcript says it spent; undefined when there is no transcript. */
+  private get spendReader(): LoopSpend {
+    this.spent ??= new LoopSpend({
+      transcriptDir: this.spec.transcriptDir, sinceMs: Date.parse(this.row.startedAt), prices: this.spec.settings.prices,
+      contextWindows: this.spec.settings.contextWindows, store: this.deps.store.iterations,
+      key: { taskDir: this.row.taskDir, loopStartedAt: this.row.startedAt, session: this.row.session },
+    });
+    return this.spent;
+  }
+
+  /** What the agent's transcript says it spent; undefined when there is none. */
   spend(): Spend | undefined {
-    this.meter ??= new SpendMeter(this.spec.transcriptDir, Date.parse(this.row.startedAt), this.spec.settings.prices);
-    return this.meter.read();
+    return this.spendReader.read()?.spend;
   }
 
-  /** Keeps the row's tokens and cost up to date (at each signal); nothing without a transcript. */
-  private recordSpend(): void {
-    let spend: Spend | undefined;
-    try {
-      spend = this.spend();
-    } catch {
-      return; // a transcript that cannot be read now: the next signal tries again
-    }
-    if (!spend) return;
-    const costUsd = spend.costUsd ?? null;
-    if (spend.tokens !== this.row.tokens || costUsd !== this.row.costUsd) this.patch({ tokens: spend.tokens, costUsd });
+  /** At a signal: the row's spend, compactions and ctx brought up to date, the iteration's share recorded (src/spend/). */
+  private recordSpend(signalWrittenMs: number | undefined): { compactions: number | null } | undefined {
+    const writtenAt = signalWrittenMs === undefined ? undefined : new Date(signalWrittenMs).toISOString();
+    const { reading, closed } = this.spendReader.atSignal(this.row.iteration, new Date(this.deps.now()).toISOString(), writtenAt);
+    const changed = changedFields(this.row, spendFields(reading));
+    if (changed) this.patch(changed);
+    return closed;
   }
 
-  /** The run's spend at its end: the last read, brought up to date; nulls when there was no transcript. */
-  private finalSpend(): { tokens: number | null; costUsd: number | null } {
-    let spend: Spend | undefined;
+  /**
+   * At each heartbeat while the loop runs: the row's figures kept current between signals
+   * (the dashboard's tokens and ctx %), and three compactions in the iteration under way
+   * stop the loop (`context_limit`).
+   */
+  private watchSpend(): void {
+    const reading = this.spendReader.read();
+    const changed = changedFields(this.row, spendFields(reading));
+    if (changed) this.patchLater(changed);
+    const reason = this.contextCheck(this.spendReader.compactionsNow(reading), this.row.iteration + 1);
+    if (reason) this.requestStop(reason);
+  }
+
+  /** `context_limit` when one iteration was compacted too often. */
+  private contextCheck(compactions: number, iteration: number): StopReason | undefined {
+    if (!contextLimitReached(compactions)) return undefined;
+    this.event('context_limit', { compactions, iteration, contextTokens: this.row.contextTokens ?? null });
+    return 'context_limit';
+  }
+
+  /** The run's spend at its end (the unfinished iteration's share recorded); the row's last figures, or nulls, without a transcript. */
+  private finalSpend(): { tokens: number | null; costUsd: number | null; compactions: number | null } {
+    let reading: SpendReading | undefined;
     try {
-      spend = this.spend();
+      reading = this.spendReader.atEnd(this.row.iteration + 1, new Date(this.deps.now()).toISOString());
     } catch {
-      spend = undefined;
+      reading = undefined; // the run is recorded all the same, with the row's last figures
     }
-    if (!spend) return { tokens: this.row.tokens ?? null, costUsd: this.row.costUsd ?? null };
-    return { tokens: spend.tokens, costUsd: spend.costUsd ?? null };
+    if (!reading) return { tokens: this.row.tokens ?? null, costUsd: this.row.costUsd ?? null, compactions: this.row.compactions ?? null };
+    return { tokens: reading.spend.tokens, costUsd: reading.spend.costUsd ?? null, compactions: reading.compactions };
   }
 
   /** `budget` when the loop has spent its maxTokens / maxCostUsd (checked at each signal, like maxIterations). */
@@ -598,7 +628,7 @@ export class Loop {
         } else {
           this.deps.store.loops.delete(row.session);
         }
-        this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs, tokens: run.tokens, costUsd: run.costUsd });
+        this.event('ended', { outcome, forced: this.forced, iterations: row.iteration, activeMs: run.activeMs, tokens: run.tokens, costUsd: run.costUsd, compactions: run.compactions });
       });
     } catch (err) {
       if (!isTransientWriteError(err)) throw err;

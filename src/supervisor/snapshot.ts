@@ -1,6 +1,8 @@
 import type { LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
 import { activeMs } from './limits.js';
+import type { IterationSpendRow } from '../store/iterationSpend.js';
+import { contextPercent } from '../spend/context.js';
 
 /** One loop as `status --json` and the REST API show it (SPEC 6). */
 export interface LoopStatusJson {
@@ -34,6 +36,30 @@ export interface LoopStatusJson {
   costUsd: number | null;
   /** `no transcript`, `no price` (tokens but a model without a price), or '' when both are known. */
   spend: string;
+  /** Compactions in the loop's transcripts; null without one. */
+  compactions: number | null;
+  /** The context now: tokens in it, the model's window, the whole percent; null when unknown (no transcript, or no window for the model). */
+  contextTokens: number | null;
+  contextWindow: number | null;
+  ctxPercent: number | null;
+  /** Per iteration, when asked (`--iterations`). */
+  perIteration?: IterationJson[];
+}
+
+/** One iteration's spend as `status --json` / `history --json` show it with `--iterations`. */
+export interface IterationJson {
+  iteration: number;
+  endedAt: string;
+  tokens: number | null;
+  costUsd: number | null;
+  compactions: number | null;
+  /** The loop ended inside this iteration (no signal closed it). */
+  partial: boolean;
+  spend: string;
+}
+
+export function iterationJson(r: IterationSpendRow): IterationJson {
+  return { iteration: r.iteration, endedAt: r.endedAt, tokens: r.tokens, costUsd: r.costUsd, compactions: r.compactions, partial: r.partial, spend: spendNote(r.tokens, r.costUsd) };
 }
 
 /** Why tokens or cost are missing, in words (never a 0 that was not measured). */
@@ -73,6 +99,10 @@ export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean)
     tokens: row.tokens ?? null,
     costUsd: row.costUsd ?? null,
     spend: spendNote(row.tokens, row.costUsd),
+    compactions: row.compactions ?? null,
+    contextTokens: row.contextTokens ?? null,
+    contextWindow: row.contextWindow ?? null,
+    ctxPercent: contextPercent(row.contextTokens, row.contextWindow) ?? null,
   };
 }
 
@@ -95,5 +125,6 @@ export function runJson(run: RunRow): Record<string, unknown> {
     tokens: run.tokens ?? null,
     costUsd: run.costUsd ?? null,
     spend: spendNote(run.tokens, run.costUsd),
+    compactions: run.compactions ?? null,
   };
 }

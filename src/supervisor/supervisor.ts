@@ -35,7 +35,7 @@ export interface StoredLoopSettings extends LoopSettings {
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
   'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
-  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices'] as const satisfies readonly (keyof LoopSettings)[];
+  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows'] as const satisfies readonly (keyof LoopSettings)[];
 
 /** The per-loop settings present in `source` (a settings object, or what a row stored). */
 function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {

@@ -24,10 +24,24 @@ export interface RateLimit {
   retry?: boolean;
 }
 
+/** The `usage` of one response (the Messages API's field names). */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+/** What every response carries unless the step or `FakeOptions.usage` says otherwise. */
+export const DEFAULT_USAGE: Usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+
+/** Per-response extras: its usage (laid over the default) and the model it names (else the request's). */
+interface Answered { usage?: Partial<Usage>; model?: string }
+
 /** One answer to one main-turn request; `delayMs` waits before answering (the CLI shows its busy screen). */
 export type ScriptStep =
-  | { text: string; delayMs?: number }
-  | { toolUse: { name: string; input: Record<string, unknown> }; text?: string; delayMs?: number }
+  | ({ text: string; delayMs?: number } & Answered)
+  | ({ toolUse: { name: string; input: Record<string, unknown> }; text?: string; delayMs?: number } & Answered)
   | { rateLimit: RateLimit; delayMs?: number };
 
 export interface LoggedRequest {
@@ -55,6 +69,14 @@ export interface FakeOptions {
   defaultText?: string;
   /** Logs each request on stderr (exploration). */
   verbose?: boolean;
+  /**
+   * The usage of the n-th answered request (1-based, main turns and others alike), laid
+   * over DEFAULT_USAGE; a step's own `usage` is laid over this. Lets a test grow the
+   * context the way a real session does.
+   */
+  usage?: (n: number, kind: 'main' | 'aux') => Partial<Usage>;
+  /** The model every response names (else the request's own). */
+  model?: string;
 }
 
 const MAX_BODY = 32 * 1024 * 1024;
@@ -75,6 +97,8 @@ export async function startFakeAnthropic(script: ScriptStep[] = [], opts: FakeOp
   const timers = new Set<NodeJS.Timeout>();
   let rateLimitServed = 0;
   let mainTurns = 0;
+  let answered = 0;
+  const usageFor = (kind: 'main' | 'aux', step?: Answered): Usage => ({ ...DEFAULT_USAGE, ...opts.usage?.(++answered, kind), ...step?.usage });
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -116,10 +140,10 @@ export async function startFakeAnthropic(script: ScriptStep[] = [], opts: FakeOp
 
     const stream = body.stream === true;
     const tools = Array.isArray(body.tools) ? body.tools : [];
-    const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5';
+    const model = opts.model ?? (typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5');
     if (tools.length === 0) {
       log({ method: 'POST', path: req.url ?? '', kind: 'aux', answer: 'title', body });
-      return message(res, stream, model, [{ type: 'text', text: '{"title": "Fake session"}' }]);
+      return message(res, stream, model, [{ type: 'text', text: '{"title": "Fake session"}' }], usageFor('aux'));
     }
 
     mainTurns++;
@@ -143,7 +167,7 @@ export async function startFakeAnthropic(script: ScriptStep[] = [], opts: FakeOp
       blocks.push({ type: 'tool_use', name: step.toolUse.name, input: step.toolUse.input });
     } else blocks.push({ type: 'text', text: step.text });
     log({ method: 'POST', path: req.url ?? '', kind: 'main', answer: blocks.map((b) => b.type).join('+'), body });
-    return message(res, stream, model, blocks);
+    return message(res, stream, step?.model ?? model, blocks, usageFor('main', step));
   }
 
   // Through HTTPS_PROXY the CLI may try to tunnel to outside hosts: refuse, but log.
@@ -210,11 +234,10 @@ function rateLimited(res: ServerResponse, rl: RateLimit): void {
   json(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: rl.message ?? 'Number of request tokens has exceeded your per-minute rate limit' } }, headers);
 }
 
-function message(res: ServerResponse, stream: boolean, model: string, blocks: Block[]): void {
+function message(res: ServerResponse, stream: boolean, model: string, blocks: Block[], usage: Usage = DEFAULT_USAGE): void {
   const msgId = id('msg');
   const hasTool = blocks.some((b) => b.type === 'tool_use');
   const stopReason = hasTool ? 'tool_use' : 'end_turn';
-  const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const content = blocks.map((b) => (b.type === 'text' ? { type: 'text', text: b.text ?? '' } : { type: 'tool_use', id: id('toolu'), name: b.name, input: b.input ?? {} }));
   if (!stream) {
     return json(res, 200, { id: msgId, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage });

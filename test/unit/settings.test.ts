@@ -370,6 +370,17 @@ describe('maxTokens, maxCostUsd and prices', () => {
     expect(lines(bad.errors)).toEqual([`autodeck: prices in ${ws.projectFile}: "m": input and output are required`]);
     expect(bad.value.prices).toEqual({});
   });
+
+  it('contextWindows come from a settings file (the project\'s over the user\'s), checked like prices', () => {
+    expect(workspace().resolve({}).value.contextWindows).toEqual({});
+    const ok = workspace({ project: { contextWindows: { 'Claude-Sonnet-4-5': 1_000_000 } }, user: { contextWindows: { other: 5 } } }).resolve();
+    expect(ok.errors).toEqual([]);
+    expect(ok.value.contextWindows).toEqual({ 'claude-sonnet-4-5': 1_000_000 });
+    const ws = workspace({ project: { contextWindows: { m: 'big' } } });
+    const bad = ws.resolve();
+    expect(lines(bad.errors)).toEqual([`autodeck: contextWindows in ${ws.projectFile}: "m": must be a whole number of tokens, 1 or more`]);
+    expect(bad.value.contextWindows).toEqual({});
+  });
 });
 
 describe('notifyCommand and notifyUrl', () => {
