@@ -20,7 +20,8 @@ import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
 import type { BeatLimits } from './heartbeat.js';
 import { Watchdog } from './watchdog.js';
-import { activeMs, applySignal, endOutcome, limitReached, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
+import { applySignal, endOutcome, limitAfter, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
+import { activeMsNow, anchorActive, type ActiveAnchor, type Clock } from './clock.js';
 
 /** The settings one loop runs with; stored with its row so another owner can take it over. */
 export interface LoopSettings {
@@ -54,7 +55,8 @@ export const END_RETRY_MS = 1000;
 export interface LoopDeps {
   store: Store;
   spawn: SessionFactory;
-  now: () => number;
+  /** Wall time for what is stored or compared across processes; monotonic time for durations (clock.ts). */
+  clock: Clock;
   /** Records an event (database and listeners); called inside the loop's transactions. */
   record: (row: LoopRow, kind: EventKind, detail: Record<string, unknown>, opts?: { again?: boolean }) => void;
   /** Something visible changed. */
@@ -79,8 +81,8 @@ export interface LoopSpec {
 
 /**
  * One supervised loop: its agent session, its file watcher and heartbeat, and the
- * decisions of SPEC 5.2 and 5.5. Time comes from `deps.now`; the decisions themselves
- * are the pure functions of limits.ts.
+ * decisions of SPEC 5.2 and 5.5. Time comes from `deps.clock` (durations on its monotonic
+ * side); the decisions themselves are the pure functions of limits.ts.
  */
 export class Loop {
   row: LoopRow;
@@ -110,12 +112,16 @@ export class Loop {
   private meter: SpendMeter | undefined;
 
   private readonly watchdog: Watchdog;
+  /** Where this process began counting the loop's active time (its timeout). */
+  private readonly anchor: ActiveAnchor;
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.row = row;
+    this.anchor = anchorActive(row, deps.clock);
     this.watchdog = new Watchdog({
       taskDir: row.taskDir,
-      now: () => deps.now(),
+      now: () => deps.clock.mono(),
+      wall: () => deps.clock.wall(),
       session: () => this.session,
       row: () => this.row,
       patch: (p) => this.patch(p),
@@ -208,7 +214,7 @@ export class Loop {
 
   private adoptSession(session: Session): void {
     this.session = session;
-    this.sessionSince = this.deps.now();
+    this.sessionSince = this.deps.clock.wall(); // compared with the hooks' times, written by another process
     this.patch({ status: this.row.status === 'starting' ? 'running' : this.row.status, agentPid: session.pid });
     session.onExit((exit) => {
       if (this.session === session) this.onAgentExit(exit);
@@ -269,8 +275,13 @@ export class Loop {
     this.checkFolder();
     this.poll();
     if (this.stopping) return;
-    const reason = limitReached(this.row, this.deps.now());
+    const reason = limitAfter(this.row, this.activeMs());
     if (reason) this.requestStop(reason);
+  }
+
+  /** Time the loop has worked, less quota waits: on the monotonic clock since this process took it. */
+  activeMs(): number {
+    return activeMsNow(this.anchor, this.row, this.deps.clock.mono(), this.watchdog.quotaWaitingMs());
   }
 
   /**
@@ -366,7 +377,7 @@ export class Loop {
       return;
     }
     const signal = read.signal;
-    const { patch } = applySignal(this.row, signal, new Date(this.deps.now()));
+    const { patch } = applySignal(this.row, signal, new Date(this.deps.clock.wall()));
     if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });
     this.tx(() => {
       this.patch({ ...patch, stallCount: 0 });
@@ -381,7 +392,7 @@ export class Loop {
       this.startGrace();
       return;
     }
-    const reason = limitReached(this.row, this.deps.now()) ?? this.budgetCheck();
+    const reason = limitAfter(this.row, this.activeMs()) ?? this.budgetCheck();
     if (reason) this.requestStop(reason);
   }
 
@@ -460,7 +471,7 @@ export class Loop {
 
   private writeStop(reason: StopReason, force: boolean): void {
     try {
-      writeStopFile(this.row.taskDir, reason, { force, now: new Date(this.deps.now()) });
+      writeStopFile(this.row.taskDir, reason, { force, now: new Date(this.deps.clock.wall()) });
       this.lastStopIdentity = currentIdentity(this.file(STOP_FILE));
     } catch (err) {
       this.event('error', { where: 'stop file', message: (err as Error).message });
@@ -568,13 +579,14 @@ export class Loop {
         removeIfPresent(this.file(name));
       } catch { /* a folder gone or read-only: nothing more to clean */ }
     }
-    const now = this.deps.now();
+    const now = this.deps.clock.wall();
+    const active = this.activeMs();
     const row = this.row;
     const run: Omit<RunRow, 'id'> = {
       session: row.session, taskDir: row.taskDir, taskName: row.taskName, startedAt: row.startedAt,
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
-      recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
+      recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: active,
       ...this.finalSpend(),
     };
     this.saveEnd(run, outcome, keepRow);
