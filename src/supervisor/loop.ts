@@ -44,6 +44,18 @@ export interface LoopSettings {
   prices?: Record<string, ModelPrice>;
 }
 
+/** How often a polling watcher looks (after the inotify watches ran out). */
+export const WATCH_POLL_MS = 250;
+
+/**
+ * A watcher error that means the kernel gave no more watches: inotify's per-user limit
+ * (`fs.inotify.max_user_watches` / `max_user_instances`, ENOSPC) or descriptors (EMFILE).
+ */
+export function outOfWatches(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE';
+}
+
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
 export const TRAILING_POLL_MS = 60;
 
@@ -166,16 +178,22 @@ export class Loop {
     this.heartbeat = setInterval(() => this.beat(), every);
   }
 
-  private watch(): void {
+  /**
+   * Watches the module for our two files: inotify by default; by polling (stat every
+   * WATCH_POLL_MS, no inotify) once the kernel gave no more watches, said once in the log.
+   */
+  private watch(polling = false): void {
     const dir = this.row.taskDir;
     const signalPath = this.file(SIGNAL_FILE);
     const stopPath = this.file(STOP_FILE);
-    this.watcher = watch(dir, {
+    const watcher = watch(dir, {
       depth: 0,
       ignoreInitial: true,
       // Only our two files: everything else in the module is the agent's business.
       ignored: (p: string) => p !== dir && p !== signalPath && p !== stopPath,
+      ...(polling ? { usePolling: true, interval: WATCH_POLL_MS } : {}),
     });
+    this.watcher = watcher;
     const onFile = (p: string): void => {
       // chokidar may coalesce rapid writes: always re-read the file itself.
       if (p === signalPath) {
@@ -185,9 +203,22 @@ export class Loop {
         this.checkStopFile();
       }
     };
-    this.watcher.on('add', onFile).on('change', onFile);
-    this.watcher.on('error', (err) => this.event('error', { where: 'watcher', message: String(err) }));
-    this.watcher.on('ready', () => this.poll());
+    watcher.on('add', onFile).on('change', onFile);
+    watcher.on('error', (err) => {
+      if (this.watcher !== watcher) return; // a watcher already replaced
+      if (!polling && outOfWatches(err) && !this.over) {
+        this.watcher = undefined;
+        void watcher.close();
+        this.event('error', {
+          where: 'watcher', fallback: 'polling', code: (err as NodeJS.ErrnoException).code ?? null,
+          message: `no inotify watch left (${String((err as Error).message ?? err)}; see fs.inotify.max_user_watches); watching this module by polling every ${WATCH_POLL_MS} ms`,
+        });
+        this.watch(true);
+        return;
+      }
+      this.event('error', { where: 'watcher', message: String(err) });
+    });
+    watcher.on('ready', () => this.poll());
   }
 
   private spawnAgent(extraArgs: readonly string[] = []): void {
