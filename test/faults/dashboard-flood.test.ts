@@ -19,9 +19,9 @@ import { TmuxControl } from './helpers/tmuxControl.js';
 // criterion: key-to-screen p99 < 100 ms, the other loops' signals recorded within 1 s
 // (p99; heartbeat 0.5 s). The short version asserts no time.
 //
-// The dashboard owns the loops by adoption: a `run` starts them and is killed -9, and the
-// dashboard adopts its orphans at launch (a new agent each, resuming where it was). The
-// flooder first hangs long enough to be caught before its flood.
+// The dashboard owns the loops: the others by adoption (a `run` starts them and is killed
+// -9; the dashboard adopts its orphans at launch, a new agent each, resuming where it was),
+// the flooder started with the keys (s, Enter) once the dashboard runs.
 
 const tmux = tmuxAvailable();
 let ws: Workspace;
@@ -46,31 +46,37 @@ const selectedIn = (lines: string[]): string | undefined => SELECTED.exec(lines.
 
 describe.runIf(tmux.ok)('fault: output flood under the dashboard', () => {
   it('keys answered, the flooder completes, the others go on, memory bounded', async () => {
-    const lines = scale(100_000, 1_900_000);
+    const lines = scale(50_000, 1_900_000);
     const others = scale(3, 19);
     const minSamples = scale(20, 200);
     ws = makeWorkspace('autodeck-fault-');
-    const flooder = ws.module('a-flood', { scenario: { stepSeconds: 0.2, hang: { atIteration: 1, seconds: 8 }, flood: { atIteration: 2, lines } } });
+    const flooder = ws.module('a-flood', { scenario: { stepSeconds: 0.2, flood: { atIteration: 2, lines } } });
     const calm = Array.from({ length: others }, (_, i) => ws.module(`c${String(i).padStart(2, '0')}`, { scenario: { stepSeconds: 0.3, steps: 900 } }));
     const all = [flooder, ...calm];
     const quiet = ['--stall-threshold', '100000', '--step-timeout', '600', '--max-iterations', '1000', '--timeout', '600'];
 
-    // The loops, started by a `run` that then dies: the dashboard adopts them.
-    const run = startCli(ws, ['run', ...all, ...runFlags(ws, quiet)]);
+    // The other loops, started by a `run` that then dies: the dashboard adopts them.
+    const run = startCli(ws, ['run', ...calm, ...runFlags(ws, quiet)]);
     children.push(run);
-    await waitFor(() => run.child.exitCode !== null || all.every((d) => loopRow(ws.db, d)?.agent_pid), 'every loop running under run', 60_000);
+    await waitFor(() => run.child.exitCode !== null || calm.every((d) => loopRow(ws.db, d)?.agent_pid), 'every other loop running under run', 60_000);
     expect(run.child.exitCode, run.stderr()).toBeNull();
     run.child.kill('SIGKILL');
     await run.exited;
 
-    const args = ['--root', ws.root, '--db', ws.db, '--agent', SIM_AGENT, '--heartbeat', '0.5'];
+    const args = ['--root', ws.root, '--db', ws.db, '--agent', SIM_AGENT, '--heartbeat', '0.5', ...quiet];
     pane = await DashboardPane.start({ ws, name: 'flood', args, env: DashboardPane.envFor(ws), cols: 120, rows: 40 });
     await waitFor(() => {
-      const rows = all.map((d) => loopRow(ws.db, d));
+      const rows = calm.map((d) => loopRow(ws.db, d));
       return rows.every((r) => r?.owner_pid && r.owner_pid !== run.child.pid && r.agent_pid) ? rows : undefined;
-    }, 'the dashboard owning every loop', 60_000);
-    const dashPid = loopRow(ws.db, flooder)!.owner_pid!;
-    await pane.waitScreen((s) => SELECTED.test(s) && s.includes('a-flood'), 'the table with a selection');
+    }, 'the dashboard owning every other loop', 60_000);
+    const dashPid = loopRow(ws.db, calm[0]!)!.owner_pid!;
+    // The flooder, first in the table and so selected, started with the keys.
+    await pane.waitScreen((s) => /^› a-flood\s/m.test(s), 'a-flood selected');
+    await pane.keys('s');
+    await pane.waitScreen((s) => s.includes('Start a loop on a-flood'), 'the start dialog');
+    await pane.keys('Enter');
+    await waitFor(() => loopRow(ws.db, flooder)?.agent_pid, 'the flooder running');
+    expect(loopRow(ws.db, flooder)!.owner_pid).toBe(dashPid);
     await pane.keys('d'); // the detail pane: the selected agent's screen, drawn too
     control = new TmuxControl(pane.socket, pane.session, pane.env);
     const capture = async (): Promise<string[]> => control!.command(`capture-pane -p -t ${pane!.session}`);

@@ -53,7 +53,7 @@ async function holdLock(db: string): Promise<{ release: () => Promise<void> }> {
   };
 }
 
-for (const holdS of scale([6], [3, 30])) {
+for (const holdS of scale([7], [3, 30])) {
   describe(`fault: database locked ${holdS} s by an external exclusive transaction`, () => {
     it('no lost update, no freeze, a clear message past the busy timeout', async () => {
       ws = makeWorkspace('autodeck-fault-');
