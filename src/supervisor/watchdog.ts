@@ -334,7 +334,8 @@ export class Watchdog {
   /** Ends a quota wait; how long it lasted is measured on the monotonic clock from `wait.since`. */
   private finishQuota(why: string, typeInto: Session | undefined, wait: QuotaWait | undefined): void {
     const row = this.host.row();
-    const waited = wait ? Math.max(0, this.host.now() - wait.since) : 0;
+    const stored = row.quotaWaitSince ? Date.parse(row.quotaWaitSince) : NaN;
+    const waited = wait ? Math.max(0, this.host.now() - wait.since) : Number.isFinite(stored) ? Math.max(0, this.wall() - stored) : 0;
     this.host.patch({ status: 'running', quotaWaitSince: '', quotaWaitMs: row.quotaWaitMs + waited });
     this.host.event('quota_resume', { why, waitedMs: waited });
     if (typeInto) this.typeContinuation(typeInto);
