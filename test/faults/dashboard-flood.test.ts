@@ -77,7 +77,8 @@ describe.runIf(tmux.ok)('fault: output flood under the dashboard', () => {
     await pane.keys('Enter');
     await waitFor(() => loopRow(ws.db, flooder)?.agent_pid, 'the flooder running');
     expect(loopRow(ws.db, flooder)!.owner_pid).toBe(dashPid);
-    await pane.keys('d'); // the detail pane: the selected agent's screen, drawn too
+    // The detail pane (on by default at 120x40) draws the selected agent's screen: half
+    // the keys below select the flooder, whose screen it then draws through the flood.
     control = new TmuxControl(pane.socket, pane.session, pane.env);
     const capture = async (): Promise<string[]> => control!.command(`capture-pane -p -t ${pane!.session}`);
 
@@ -89,13 +90,17 @@ describe.runIf(tmux.ok)('fault: output flood under the dashboard', () => {
     let floodStarted = false;
     const floodSignal = (): boolean => eventsAt(ws.db, flooder).some((e) => e.kind === 'signal' && Number(e.detail.iteration) >= 1);
     const floodOver = (): boolean => eventsAt(ws.db, flooder).some((e) => e.kind === 'signal' && Number(e.detail.iteration) >= 2) || runsOf(ws.db, flooder).length > 0;
-    let key: 'j' | 'k' = 'j';
+    // The rows in table order (by name); a key that can move the selection from where it
+    // is: up from the last row, down from the first, else alternately (the selection may
+    // have followed an active row meanwhile).
+    const names = all.map((d) => d.split('/').pop()!).sort();
+    let last: 'j' | 'k' = 'k';
+    const keyFor = (at: string | undefined): 'j' | 'k' => (last = at === names[names.length - 1] ? 'k' : at === names[0] ? 'j' : last === 'j' ? 'k' : 'j');
     // A few keys first, not counted: the dashboard has just started and adopted its loops.
     for (let i = 0; i < 4; i++) {
       const before = selectedIn(await capture());
-      await control.command(`send-keys -t ${pane.session} ${key}`);
+      await control.command(`send-keys -t ${pane.session} ${keyFor(before)}`);
       await waitFor(async () => { const now = selectedIn(await capture()); return now !== undefined && now !== before; }, 'a warm-up key answered', 10_000, 5);
-      key = key === 'j' ? 'k' : 'j';
     }
     const deadline = performance.now() + scale(120_000, 600_000);
     // Samples from before the flood until it is over, and at least minSamples of them.
@@ -107,6 +112,7 @@ describe.runIf(tmux.ok)('fault: output flood under the dashboard', () => {
       const over = floodStarted && floodOver();
       if (over && keyMs.length >= minSamples) break;
       const before = selectedIn(await capture());
+      const key = keyFor(before);
       const t0 = performance.now();
       await control.command(`send-keys -t ${pane.session} ${key}`);
       let moved = false;
@@ -120,7 +126,6 @@ describe.runIf(tmux.ok)('fault: output flood under the dashboard', () => {
       const ms = performance.now() - t0;
       keyMs.push(moved ? ms : Infinity);
       if (floodStarted && !over) floodSamples++;
-      key = key === 'j' ? 'k' : 'j';
       maxRss = Math.max(maxRss, rssKiB(dashPid));
       await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
     }
