@@ -14,7 +14,6 @@ import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
 
-/** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 /**
  * Ink's render throttle: what a key waits at most behind the last frame (key-to-screen
  * p99 under 100 ms needs it well under that: measured in test/faults/dashboard-flood).
@@ -22,6 +21,7 @@ import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWrit
  * (CHANGE_COALESCE_MS), not by this.
  */
 const KEY_FPS = 30;
+/** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 
