@@ -14,6 +14,13 @@ import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
 
+/**
+ * Ink's render throttle: what a key waits at most behind the last frame (key-to-screen
+ * p99 under 100 ms needs it well under that: measured in test/faults/dashboard-flood).
+ * Changes of the data are held to 10 frames a second by the model's own coalescing
+ * (CHANGE_COALESCE_MS), not by this.
+ */
+const KEY_FPS = 30;
 /** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
@@ -103,7 +110,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
               />
             </ModelContext.Provider>
           </ThemeContext.Provider>,
-          { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: 10 },
+          { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: KEY_FPS },
         );
         instance.waitUntilExit().catch((err: unknown) => {
           problems.push(String(err));

@@ -123,7 +123,8 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
    */
   private refresh(): void {
     let read = false;
-    if (this.now() - this.modulesReadAt >= MODULES_REFRESH_MS) {
+    // abs: a wall clock set back must not stop the folder reads until it catches up.
+    if (Math.abs(this.now() - this.modulesReadAt) >= MODULES_REFRESH_MS) {
       this.readModules();
       read = true;
     }

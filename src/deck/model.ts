@@ -61,9 +61,10 @@ export interface DashboardModel {
 
 /**
  * Changes reach the screen at most this often: twenty loops beating in the same tick
- * make one render, not twenty. The first change after a quiet spell goes at once.
+ * make one render, not twenty. The first change after a quiet spell goes at once. 100 ms:
+ * ten data frames a second at most, while keys render sooner (the dashboard's KEY_FPS).
  */
-export const CHANGE_COALESCE_MS = 50;
+export const CHANGE_COALESCE_MS = 100;
 
 function failure(err: unknown): ActionResult {
   if (err instanceof StartRefused) return { ok: false, message: err.message };
@@ -120,10 +121,11 @@ export class LiveModel implements DashboardModel {
     if (what === 'rows') this.rowsChanged = true;
     else this.eventsChanged = true;
     if (this.pending) return;
-    const wait = Math.max(0, this.lastShownAt + CHANGE_COALESCE_MS - Date.now());
+    // Monotonic: a wall clock set back an hour must not hold the next frame for an hour.
+    const wait = Math.max(0, this.lastShownAt + CHANGE_COALESCE_MS - performance.now());
     this.pending = setTimeout(() => {
       this.pending = undefined;
-      this.lastShownAt = Date.now();
+      this.lastShownAt = performance.now();
       const rows = this.rowsChanged;
       const events = this.eventsChanged;
       this.rowsChanged = this.eventsChanged = false;

@@ -34,7 +34,7 @@ export class ScreenFeed implements ScreenSource {
   private lastAt = 0;
   private unfollow: (() => void) | undefined;
 
-  constructor(private readonly session: Session, private readonly now: () => number = Date.now, private readonly intervalMs = MIN_INTERVAL_MS) {
+  constructor(private readonly session: Session, private readonly now: () => number = () => performance.now(), private readonly intervalMs = MIN_INTERVAL_MS) {
     this.capture();
   }
 

@@ -8,7 +8,10 @@ export interface BeatState {
   lastCaptureHash: string;
   recoveryStep: number;
   recoveryTotal: number;
-  /** Last progress: a signal, a status file change, a recovery, a resume. Drives the step timeout. */
+  /**
+   * Last progress: a signal, a status file change, a recovery, a resume. Drives the step
+   * timeout. Like every time here but the quota's wall fields, on the monotonic clock.
+   */
   lastProgressAt: number;
   /** Since when the agent has been compacting its conversation. */
   compactingSince?: number | undefined;
@@ -21,9 +24,19 @@ export interface BeatState {
 }
 
 export interface QuotaWait {
+  /** When the wait began (monotonic). */
   since: number;
+  /** The same moment on the wall clock (stored as the row's quotaWaitSince). */
+  sinceWall?: number | undefined;
   line: string;
+  /** The reset time the agent named (wall clock). */
   resetAt?: number | undefined;
+  /**
+   * The reset time on the monotonic clock, as reckoned when the wait began: a wall clock
+   * set back after that does not hold the loop past the true reset.
+   */
+  resetMono?: number | undefined;
+  /** When to look again (monotonic). */
   nextProbeAt: number;
 }
 
@@ -53,7 +66,10 @@ export type BeatAction =
   | { type: 'unknown_command'; command: string };
 
 export interface Observation {
+  /** Monotonic time: every duration here is reckoned on it (clock.ts). */
   now: number;
+  /** The wall clock, for the reset times agents name; `now` when not given. */
+  wall?: number | undefined;
   /** Hash of the profile's hashed region of the screen. */
   hash: string;
   classification: Classification;
@@ -65,13 +81,29 @@ export interface Observation {
 
 function enterQuota(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
   const line = obs.classification.quotaLine ?? '';
-  const reset = parseResetTime(obs.classification.quotaReset ?? line, new Date(obs.now), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
-  const resetAt = reset?.getTime();
-  const wait: QuotaWait = { since: obs.now, line, resetAt, nextProbeAt: resetAt ?? obs.now + limits.quotaProbeMs };
+  const wall = obs.wall ?? obs.now;
+  const reset = parseResetTime(obs.classification.quotaReset ?? line, new Date(wall), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
+  const wait = quotaWait(obs.now, wall, line, reset?.getTime(), limits);
   return {
     state: { ...state, quota: wait, quotaArmed: false, stallCount: 0, lastCaptureHash: obs.hash },
     action: { type: 'enter_quota', wait, keys: obs.answer },
   };
+}
+
+/** A quota wait begun at `now` (monotonic) / `wall`, until `resetAt` (wall) when the agent named one. */
+export function quotaWait(now: number, wall: number, line: string, resetAt: number | undefined, limits: Pick<BeatLimits, 'quotaProbeMs'>): QuotaWait {
+  const resetMono = resetAt === undefined ? undefined : now + Math.max(0, resetAt - wall);
+  return { since: now, sinceWall: wall, line, resetAt, resetMono, nextProbeAt: resetMono ?? now + limits.quotaProbeMs };
+}
+
+/**
+ * Whether a named reset time has come: on the wall clock, as the agent named it (a wall
+ * clock set forward brings it sooner), or once as much real time went by as was left
+ * when the wait began (a wall clock set back does not delay it).
+ */
+export function resetPassed(wait: QuotaWait, now: number, wall: number): boolean {
+  if (wait.resetAt === undefined) return false;
+  return wall >= wait.resetAt || (wait.resetMono !== undefined && now >= wait.resetMono);
 }
 
 /** While waiting on a quota: stall counting is paused; the wait ends at the reset or when the message is gone. */
@@ -80,7 +112,7 @@ function duringQuota(state: BeatState, wait: QuotaWait, obs: Observation, limits
   if (obs.classification.kind !== 'quota') {
     return { state: { ...base, quota: undefined, quotaArmed: true, lastProgressAt: obs.now }, action: { type: 'quota_resume', typeContinuation: false, why: 'message gone' } };
   }
-  if (wait.resetAt !== undefined && obs.now >= wait.resetAt) {
+  if (resetPassed(wait, obs.now, obs.wall ?? obs.now)) {
     return { state: { ...base, quota: undefined, lastProgressAt: obs.now }, action: { type: 'quota_resume', typeContinuation: true, why: 'reset time passed' } };
   }
   if (wait.resetAt === undefined && obs.now >= wait.nextProbeAt) {

@@ -1,6 +1,7 @@
 import { BUSY_TIMEOUT_MS, isDiskFullError } from '../store/db.js';
 import type { LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import type { Clock } from './clock.js';
 
 /** Events kept in memory while the database takes no writes, at most. */
 export const MAX_HELD_EVENTS = 10_000;
@@ -17,7 +18,8 @@ export class HeldWrites {
   private since: number | undefined;
   private reported = false;
 
-  constructor(private readonly store: Store, private readonly now: () => number) {}
+  /** How long the trouble lasted is measured on the monotonic clock; the message's time is the wall's. */
+  constructor(private readonly store: Store, private readonly clock: Clock) {}
 
   /** Whether writes are failing (since the last failure, until one tick wrote fine). */
   get failing(): boolean {
@@ -39,7 +41,7 @@ export class HeldWrites {
 
   /** A write failed for now. Returns the message to tell the listeners, once. */
   failed(err: unknown): LoopEvent | undefined {
-    const now = this.now();
+    const now = this.clock.mono();
     this.since ??= now;
     const full = isDiskFullError(err);
     if (this.reported || (!full && now - this.since < BUSY_TIMEOUT_MS)) return undefined;
@@ -47,7 +49,7 @@ export class HeldWrites {
     const what = full ? `the disk holding the state database is full (${(err as { code?: string }).code})`
       : `the state database is locked by another process (for ${Math.round((now - this.since) / 1000)} s)`;
     return {
-      at: new Date(now).toISOString(), session: '', taskDir: '', kind: 'error',
+      at: new Date(this.clock.wall()).toISOString(), session: '', taskDir: '', kind: 'error',
       detail: { where: 'database', message: `${what}; the loops go on, their changes are kept and written when it takes writes again` },
     };
   }
@@ -72,7 +74,7 @@ export class HeldWrites {
   /** A tick wrote fine: the detail of the "writes work again" event, when the trouble was said. */
   recovered(): Record<string, unknown> | undefined {
     if (this.since === undefined) return undefined;
-    const seconds = Math.round((this.now() - this.since) / 1000);
+    const seconds = Math.round((this.clock.mono() - this.since) / 1000);
     const { reported, dropped } = this;
     this.since = undefined;
     this.reported = false;

@@ -44,8 +44,13 @@ export function activeMs(loop: Pick<LoopRow, 'startedAt' | 'quotaWaitMs' | 'quot
 
 /** A limit the loop has reached, or undefined (SPEC 5.2). The iteration limit comes first. */
 export function limitReached(loop: LoopCounters, now: number): StopReason | undefined {
+  return limitAfter(loop, activeMs(loop, now));
+}
+
+/** The same, given the active time (a running loop reckons it on the monotonic clock: clock.ts). */
+export function limitAfter(loop: Pick<LoopRow, 'iteration' | 'maxIterations' | 'timeoutMinutes'>, active: number): StopReason | undefined {
   if (loop.iteration >= loop.maxIterations) return 'max_iterations';
-  if (activeMs(loop, now) >= loop.timeoutMinutes * 60_000) return 'timeout';
+  if (active >= loop.timeoutMinutes * 60_000) return 'timeout';
   return undefined;
 }
 

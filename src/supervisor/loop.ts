@@ -22,7 +22,8 @@ import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
 import type { BeatLimits } from './heartbeat.js';
 import { Watchdog } from './watchdog.js';
-import { activeMs, applySignal, endOutcome, limitReached, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
+import { applySignal, endOutcome, limitAfter, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
+import { activeMsNow, anchorActive, type ActiveAnchor, type Clock } from './clock.js';
 
 /** The settings one loop runs with; stored with its row so another owner can take it over. */
 export interface LoopSettings {
@@ -47,6 +48,18 @@ export interface LoopSettings {
   contextWindows?: Record<string, number>;
 }
 
+/** How often a polling watcher looks (after the inotify watches ran out). */
+export const WATCH_POLL_MS = 250;
+
+/**
+ * A watcher error that means the kernel gave no more watches: inotify's per-user limit
+ * (`fs.inotify.max_user_watches` / `max_user_instances`, ENOSPC) or descriptors (EMFILE).
+ */
+export function outOfWatches(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE';
+}
+
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
 export const TRAILING_POLL_MS = 60;
 
@@ -58,7 +71,8 @@ export const END_RETRY_MS = 1000;
 export interface LoopDeps {
   store: Store;
   spawn: SessionFactory;
-  now: () => number;
+  /** Wall time for what is stored or compared across processes; monotonic time for durations (clock.ts). */
+  clock: Clock;
   /** Records an event (database and listeners); called inside the loop's transactions. */
   record: (row: LoopRow, kind: EventKind, detail: Record<string, unknown>, opts?: { again?: boolean }) => void;
   /** Something visible changed. */
@@ -83,8 +97,8 @@ export interface LoopSpec {
 
 /**
  * One supervised loop: its agent session, its file watcher and heartbeat, and the
- * decisions of SPEC 5.2 and 5.5. Time comes from `deps.now`; the decisions themselves
- * are the pure functions of limits.ts.
+ * decisions of SPEC 5.2 and 5.5. Time comes from `deps.clock` (durations on its monotonic
+ * side); the decisions themselves are the pure functions of limits.ts.
  */
 export class Loop {
   row: LoopRow;
@@ -114,12 +128,16 @@ export class Loop {
   private spent: LoopSpend | undefined;
 
   private readonly watchdog: Watchdog;
+  /** Where this process began counting the loop's active time (its timeout). */
+  private readonly anchor: ActiveAnchor;
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.row = row;
+    this.anchor = anchorActive(row, deps.clock);
     this.watchdog = new Watchdog({
       taskDir: row.taskDir,
-      now: () => deps.now(),
+      now: () => deps.clock.mono(),
+      wall: () => deps.clock.wall(),
       session: () => this.session,
       row: () => this.row,
       patch: (p) => this.patch(p),
@@ -164,16 +182,22 @@ export class Loop {
     this.heartbeat = setInterval(() => this.beat(), every);
   }
 
-  private watch(): void {
+  /**
+   * Watches the module for our two files: inotify by default; by polling (stat every
+   * WATCH_POLL_MS, no inotify) once the kernel gave no more watches, said once in the log.
+   */
+  private watch(polling = false): void {
     const dir = this.row.taskDir;
     const signalPath = this.file(SIGNAL_FILE);
     const stopPath = this.file(STOP_FILE);
-    this.watcher = watch(dir, {
+    const watcher = watch(dir, {
       depth: 0,
       ignoreInitial: true,
       // Only our two files: everything else in the module is the agent's business.
       ignored: (p: string) => p !== dir && p !== signalPath && p !== stopPath,
+      ...(polling ? { usePolling: true, interval: WATCH_POLL_MS } : {}),
     });
+    this.watcher = watcher;
     const onFile = (p: string): void => {
       // chokidar may coalesce rapid writes: always re-read the file itself.
       if (p === signalPath) {
@@ -183,9 +207,22 @@ export class Loop {
         this.checkStopFile();
       }
     };
-    this.watcher.on('add', onFile).on('change', onFile);
-    this.watcher.on('error', (err) => this.event('error', { where: 'watcher', message: String(err) }));
-    this.watcher.on('ready', () => this.poll());
+    watcher.on('add', onFile).on('change', onFile);
+    watcher.on('error', (err) => {
+      if (this.watcher !== watcher) return; // a watcher already replaced
+      if (!polling && outOfWatches(err) && !this.over) {
+        this.watcher = undefined;
+        void watcher.close();
+        this.event('error', {
+          where: 'watcher', fallback: 'polling', code: (err as NodeJS.ErrnoException).code ?? null,
+          message: `no inotify watch left (${String((err as Error).message ?? err)}; see fs.inotify.max_user_watches); watching this module by polling every ${WATCH_POLL_MS} ms`,
+        });
+        this.watch(true);
+        return;
+      }
+      this.event('error', { where: 'watcher', message: String(err) });
+    });
+    watcher.on('ready', () => this.poll());
   }
 
   private spawnAgent(extraArgs: readonly string[] = []): void {
@@ -212,7 +249,7 @@ export class Loop {
 
   private adoptSession(session: Session): void {
     this.session = session;
-    this.sessionSince = this.deps.now();
+    this.sessionSince = this.deps.clock.wall(); // compared with the hooks' times, written by another process
     this.patch({ status: this.row.status === 'starting' ? 'running' : this.row.status, agentPid: session.pid });
     session.onExit((exit) => {
       if (this.session === session) this.onAgentExit(exit);
@@ -273,8 +310,13 @@ export class Loop {
     this.checkFolder();
     this.poll();
     if (this.stopping) return;
-    const reason = limitReached(this.row, this.deps.now());
+    const reason = limitAfter(this.row, this.activeMs());
     if (reason) this.requestStop(reason);
+  }
+
+  /** Time the loop has worked, less quota waits: on the monotonic clock since this process took it. */
+  activeMs(): number {
+    return activeMsNow(this.anchor, this.row, this.deps.clock.mono(), this.watchdog.quotaWaitingMs());
   }
 
   /**
@@ -372,7 +414,7 @@ export class Loop {
       return;
     }
     const signal = read.signal;
-    const { patch } = applySignal(this.row, signal, new Date(this.deps.now()));
+    const { patch } = applySignal(this.row, signal, new Date(this.deps.clock.wall()));
     if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });
     this.tx(() => {
       this.patch({ ...patch, stallCount: 0 });
@@ -387,7 +429,7 @@ export class Loop {
       this.startGrace();
       return;
     }
-    const reason = limitReached(this.row, this.deps.now()) ?? this.budgetCheck() ?? this.contextCheck(closed?.compactions ?? 0, this.row.iteration);
+    const reason = limitAfter(this.row, this.activeMs()) ?? this.budgetCheck() ?? this.contextCheck(closed?.compactions ?? 0, this.row.iteration);
     if (reason) this.requestStop(reason);
   }
 
@@ -408,7 +450,7 @@ export class Loop {
   /** At a signal: the row's spend, compactions and ctx brought up to date, the iteration's share recorded (src/spend/). */
   private recordSpend(signalWrittenMs: number | undefined): { compactions: number | null } | undefined {
     const writtenAt = signalWrittenMs === undefined ? undefined : new Date(signalWrittenMs).toISOString();
-    const { reading, closed } = this.spendReader.atSignal(this.row.iteration, new Date(this.deps.now()).toISOString(), writtenAt);
+    const { reading, closed } = this.spendReader.atSignal(this.row.iteration, new Date(this.deps.clock.wall()).toISOString(), writtenAt);
     const changed = changedFields(this.row, spendFields(reading));
     if (changed) this.patch(changed);
     return closed;
@@ -438,7 +480,7 @@ export class Loop {
   private finalSpend(): { tokens: number | null; costUsd: number | null; compactions: number | null } {
     let reading: SpendReading | undefined;
     try {
-      reading = this.spendReader.atEnd(this.row.iteration + 1, new Date(this.deps.now()).toISOString());
+      reading = this.spendReader.atEnd(this.row.iteration + 1, new Date(this.deps.clock.wall()).toISOString());
     } catch {
       reading = undefined; // the run is recorded all the same, with the row's last figures
     }
@@ -490,7 +532,7 @@ export class Loop {
 
   private writeStop(reason: StopReason, force: boolean): void {
     try {
-      writeStopFile(this.row.taskDir, reason, { force, now: new Date(this.deps.now()) });
+      writeStopFile(this.row.taskDir, reason, { force, now: new Date(this.deps.clock.wall()) });
       this.lastStopIdentity = currentIdentity(this.file(STOP_FILE));
     } catch (err) {
       this.event('error', { where: 'stop file', message: (err as Error).message });
@@ -598,13 +640,14 @@ export class Loop {
         removeIfPresent(this.file(name));
       } catch { /* a folder gone or read-only: nothing more to clean */ }
     }
-    const now = this.deps.now();
+    const now = this.deps.clock.wall();
+    const active = this.activeMs();
     const row = this.row;
     const run: Omit<RunRow, 'id'> = {
       session: row.session, taskDir: row.taskDir, taskName: row.taskName, startedAt: row.startedAt,
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
-      recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: activeMs(row, now),
+      recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: active,
       ...this.finalSpend(),
     };
     this.saveEnd(run, outcome, keepRow);

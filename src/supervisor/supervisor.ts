@@ -66,6 +66,7 @@ function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cw
   }
 }
 import { DEFAULT_HUNG_LIMITS } from './hung.js';
+import { systemClock, type Clock } from './clock.js';
 
 /** What a new start says of the failed loop it replaces (in its `started` event). */
 export interface ReplacedFailed {
@@ -116,7 +117,10 @@ export interface StartOptions {
 export interface SupervisorOptions {
   store: Store;
   settings: SupervisorSettings;
+  /** The wall clock alone (tests); `clock` gives both. */
   now?: () => number;
+  /** Wall and monotonic time (clock.ts); the system's by default. */
+  clock?: Clock;
   /** Session factories per backend; tests pass their own (a private tmux socket, say). */
   spawn?: SessionFactory;
   tmux?: TmuxOptions;
@@ -153,12 +157,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   readonly host: string;
   readonly pid: number;
   private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly spawnPty: SessionFactory;
   private readonly tmux: TmuxOptions;
   private readonly env: NodeJS.ProcessEnv;
   private readonly loops = new Map<string, Loop>();
   private readonly ticker: NodeJS.Timeout;
-  private lastLeaseAt = 0;
+  private lastLeaseAt = -Infinity;
   /** Set by keepAdopting: how often to look for orphaned loops, and when it last looked. */
   private adoptEveryMs = 0;
   private lastAdoptAt = 0;
@@ -169,13 +174,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     super();
     this.store = opts.store;
     this.settings = opts.settings;
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? (opts.now ? { wall: opts.now, mono: systemClock.mono } : systemClock);
+    this.now = () => this.clock.wall();
     this.spawnPty = opts.spawn ?? spawnPtySession;
     this.tmux = opts.tmux ?? { socket: (opts.env ?? process.env).AUTODECK_TMUX_SOCKET || undefined };
     this.host = opts.host ?? hostname();
     this.pid = opts.pid ?? process.pid;
     this.env = opts.env ?? process.env;
-    this.held = new HeldWrites(this.store, this.now);
+    this.held = new HeldWrites(this.store, this.clock);
     this.store.db.pragma(`busy_timeout = ${SUPERVISOR_BUSY_MS}`);
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
@@ -297,7 +303,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir }, {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
-      now: this.now,
+      clock: this.clock,
       record: (r, kind, detail, opts) => this.record(r, kind, detail, opts),
       changed: () => this.emit('change'),
       ended: (l, run) => this.onEnded(l, run),
@@ -338,7 +344,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
    */
   keepAdopting(everyMs = Math.max(TICK_MS, this.settings.heartbeatSeconds * 1000)): void {
     this.adoptEveryMs = everyMs;
-    this.lastAdoptAt = this.now();
+    this.lastAdoptAt = this.clock.mono();
   }
 
   /** Takes one orphaned loop over; undefined when it ended (or failed) at once, or another process won it. */
@@ -507,15 +513,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         throw err;
       }
     }
-    const now = this.now();
-    if (this.adoptEveryMs > 0 && Math.abs(now - this.lastAdoptAt) >= this.adoptEveryMs) {
+    // Intervals on the monotonic clock: a wall clock set back must not pause the lease for an hour.
+    const now = this.clock.mono();
+    if (this.adoptEveryMs > 0 && now - this.lastAdoptAt >= this.adoptEveryMs) {
       this.lastAdoptAt = now;
       // A suspended loop was left on purpose for the next launch (SPEC 5.7), not orphaned by a crash.
       this.adoptOrphans((row) => row.status !== 'suspended');
     }
     if (now - this.lastLeaseAt >= LEASE_REFRESH_MS && this.loops.size > 0) {
       this.lastLeaseAt = now;
-      const at = new Date(now).toISOString();
+      const at = new Date(this.clock.wall()).toISOString();
       this.store.tx(() => {
         for (const loop of this.active()) this.store.loops.update(loop.row.session, { ownerHeartbeatAt: at });
       });

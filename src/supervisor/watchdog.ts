@@ -11,14 +11,18 @@ import type { EventKind } from '../store/events.js';
 import type { LoopRow } from '../store/loops.js';
 import type { AgentState } from '../store/agentState.js';
 import { parseResetTime } from '../agents/resetTime.js';
-import { decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
+import { decideBeat, quotaWait, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
+import { monoOfWall } from './clock.js';
 import { DEFAULT_HUNG_LIMITS, errorBanner, type DecisionSource } from './hung.js';
 import { HungWatch } from './hungWatch.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
   readonly taskDir: string;
+  /** Monotonic time (clock.ts): every duration the watchdog measures. */
   now(): number;
+  /** The wall clock: stored times, transcript times and reset times; now() when absent. */
+  wall?(): number;
   session(): Session | undefined;
   row(): LoopRow;
   patch(patch: Partial<LoopRow>): void;
@@ -125,7 +129,7 @@ export class Watchdog {
     this.state = {
       stallCount: row.stallCount, lastCaptureHash: row.lastCaptureHash, recoveryStep: row.recoveryStep,
       recoveryTotal: row.recoveryTotal, lastProgressAt: host.now(), quotaArmed: true,
-      quota: row.quotaWaitSince ? { since: Date.parse(row.quotaWaitSince), line: '', nextProbeAt: host.now() } : undefined,
+      quota: row.quotaWaitSince ? this.storedWait(Date.parse(row.quotaWaitSince)) : undefined,
     };
     this.statusIdentity = currentIdentity(join(host.taskDir, STATUS_FILE));
     this.hungWatch = new HungWatch({
@@ -140,6 +144,28 @@ export class Watchdog {
 
   get inQuotaWait(): boolean {
     return this.state.quota !== undefined;
+  }
+
+  /** How long the quota wait under way has lasted (monotonic), 0 when none. */
+  quotaWaitingMs(): number {
+    const wait = this.state.quota;
+    return wait ? Math.max(0, this.host.now() - wait.since) : 0;
+  }
+
+  private wall(): number {
+    return this.host.wall ? this.host.wall() : this.host.now();
+  }
+
+  /** A monotonic time as a wall time, read on the wall clock as it stands now. */
+  private wallOf(mono: number): number {
+    return this.wall() - (this.host.now() - mono);
+  }
+
+  /** A wait an earlier owner began (the row's quotaWaitSince): its reset time was not kept, so it probes now. */
+  private storedWait(sinceWall: number): QuotaWait {
+    const clock = { wall: () => this.wall(), mono: () => this.host.now() };
+    const since = Number.isFinite(sinceWall) ? monoOfWall(sinceWall, clock) : this.host.now();
+    return { since, sinceWall, line: '', nextProbeAt: this.host.now() };
   }
 
   /** A valid signal is progress: the agent is neither stalled nor waiting. */
@@ -174,13 +200,13 @@ export class Watchdog {
     }
 
     const before = this.state;
-    const { state, action } = decideBeat(this.state, { now, hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
+    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
     this.state = state;
     this.persist(before, action, classification.kind);
     // A recovery the stall count did not call for: the step timeout decided it.
     const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
-    this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source);
+    this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source, before.quota);
     if (action.type === 'none' && !this.state.quota && !session.exited) {
       if (this.hungWatch.beat(now, classification.kind === 'busy', this.lastLook?.banner) === 'restarted') this.lastLook = undefined;
     }
@@ -241,7 +267,7 @@ export class Watchdog {
     else this.host.patchLater(patch);
   }
 
-  private act(action: BeatAction, kind: string, session: Session, source: DecisionSource): void {
+  private act(action: BeatAction, kind: string, session: Session, source: DecisionSource, endedWait?: QuotaWait): void {
     switch (action.type) {
       case 'none':
         return;
@@ -253,11 +279,11 @@ export class Watchdog {
         this.enterQuota(action.wait, action.keys, session);
         return;
       case 'quota_probe':
-        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.state.quota!.nextProbeAt).toISOString() });
+        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.wallOf(this.state.quota!.nextProbeAt)).toISOString() });
         this.typeContinuation(session);
         return;
       case 'quota_resume':
-        this.finishQuota(action.why, action.typeContinuation ? session : undefined);
+        this.finishQuota(action.why, action.typeContinuation ? session : undefined, endedWait);
         return;
       case 'recover': {
         const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
@@ -297,26 +323,28 @@ export class Watchdog {
   }
 
   private enterQuota(wait: QuotaWait, keys: string[] | undefined, session: Session): void {
-    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(wait.since).toISOString() });
+    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(wait.sinceWall ?? this.wallOf(wait.since)).toISOString() });
     this.host.event('quota_wait', {
       message: wait.line, resetAt: wait.resetAt ? new Date(wait.resetAt).toISOString() : null,
-      nextProbeAt: new Date(wait.nextProbeAt).toISOString(), answeredMenu: keys ? showKeys(keys) : null,
+      nextProbeAt: new Date(this.wallOf(wait.nextProbeAt)).toISOString(), answeredMenu: keys ? showKeys(keys) : null,
     });
     if (keys) this.sendKeys(session, keys);
   }
 
-  private finishQuota(why: string, typeInto: Session | undefined): void {
+  /** Ends a quota wait; how long it lasted is measured on the monotonic clock from `wait.since`. */
+  private finishQuota(why: string, typeInto: Session | undefined, wait: QuotaWait | undefined): void {
     const row = this.host.row();
-    const since = row.quotaWaitSince ? Date.parse(row.quotaWaitSince) : this.host.now();
-    const waited = Math.max(0, this.host.now() - since);
+    const stored = row.quotaWaitSince ? Date.parse(row.quotaWaitSince) : NaN;
+    const waited = wait ? Math.max(0, this.host.now() - wait.since) : Number.isFinite(stored) ? Math.max(0, this.wall() - stored) : 0;
     this.host.patch({ status: 'running', quotaWaitSince: '', quotaWaitMs: row.quotaWaitMs + waited });
     this.host.event('quota_resume', { why, waitedMs: waited });
     if (typeInto) this.typeContinuation(typeInto);
   }
 
   private resumeQuota(why: string, typeContinuation: boolean): void {
+    const wait = this.state.quota;
     this.state = { ...this.state, quota: undefined, lastProgressAt: this.host.now() };
-    this.finishQuota(why, typeContinuation ? this.host.session() : undefined);
+    this.finishQuota(why, typeContinuation ? this.host.session() : undefined, wait);
   }
 
   /**
@@ -340,12 +368,13 @@ export class Watchdog {
       return true;
     }
     if (!this.state.quota) {
-      const quota = lastQuotaError(entries, this.state.lastProgressAt);
+      // The transcript's times are the agent's wall clock: progress is compared as a wall time.
+      const quota = lastQuotaError(entries, this.wallOf(this.state.lastProgressAt));
       if (quota) {
+        const wall = this.wall();
         // A relative reset ("in 2 hours") counts from when the error was written.
-        const reset = parseResetTime(quota.resetText ?? quota.line, new Date(quota.atMs ?? now), this.limits.timeZone ? { timeZone: this.limits.timeZone } : undefined);
-        const resetAt = reset?.getTime();
-        const wait: QuotaWait = { since: now, line: quota.line, resetAt, nextProbeAt: resetAt ?? now + this.limits.quotaProbeMs };
+        const reset = parseResetTime(quota.resetText ?? quota.line, new Date(quota.atMs ?? wall), this.limits.timeZone ? { timeZone: this.limits.timeZone } : undefined);
+        const wait = quotaWait(now, wall, quota.line, reset?.getTime(), this.limits);
         this.state = { ...this.state, quota: wait, quotaArmed: false, stallCount: 0 };
         const session = this.host.session();
         if (session) this.enterQuota(wait, undefined, session);

@@ -31,7 +31,9 @@ afterEach(async () => {
 /** `sqlite3 DB` holding BEGIN EXCLUSIVE (with a write, so it surely holds the write lock) until released. */
 async function holdLock(db: string): Promise<{ release: () => Promise<void> }> {
   const shell = spawn('sqlite3', [db], { stdio: ['pipe', 'ignore', 'inherit'] });
-  shell.stdin.write("BEGIN EXCLUSIVE;\nINSERT INTO events (at, kind) VALUES ('1970-01-01T00:00:00.000Z', 'error');\nSELECT 1;\n");
+  // `.timeout`: BEGIN waits out a write of the supervisor's in progress (without it, it
+  // failed now and then with "database is locked", and the fault was never injected).
+  shell.stdin.write(".timeout 10000\nBEGIN EXCLUSIVE;\nINSERT INTO events (at, kind) VALUES ('1970-01-01T00:00:00.000Z', 'error');\nSELECT 1;\n");
   // Locked once a write from here fails at once.
   await waitFor(() => {
     const probe = new Database(db, { timeout: 0 });
@@ -53,7 +55,7 @@ async function holdLock(db: string): Promise<{ release: () => Promise<void> }> {
   };
 }
 
-for (const holdS of scale([6], [3, 30])) {
+for (const holdS of scale([7], [3, 30])) {
   describe(`fault: database locked ${holdS} s by an external exclusive transaction`, () => {
     it('no lost update, no freeze, a clear message past the busy timeout', async () => {
       ws = makeWorkspace('autodeck-fault-');

@@ -28,7 +28,7 @@ afterEach(async () => {
 
 describe('fault: output flood in one session while others run', () => {
   it('every loop completes, memory bounded', async () => {
-    const lines = scale(100_000, 1_900_000);
+    const lines = scale(50_000, 1_900_000);
     const others = scale(3, 9);
     ws = makeWorkspace('autodeck-fault-');
     const serve = startCli(ws, ['serve', '--api-port', '0', ...runFlags(ws)]);

@@ -16,7 +16,7 @@ describe('writes held while another process locks the database', () => {
     const store = Store.open(path);
     store.db.pragma('busy_timeout = 0');
     let now = 0;
-    const held = new HeldWrites(store, () => now);
+    const held = new HeldWrites(store, { wall: () => now, mono: () => now });
     const other = new Database(path);
     other.exec('BEGIN EXCLUSIVE');
     other.exec("INSERT INTO events (at, kind) VALUES ('x', 'error')");
@@ -54,7 +54,7 @@ describe('writes held while another process locks the database', () => {
   it('a full disk is said at once', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'autodeck-held-')), 'state.db');
     const store = Store.open(path);
-    const held = new HeldWrites(store, () => 0);
+    const held = new HeldWrites(store, { wall: () => 0, mono: () => 0 });
     const full = new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
     expect(held.failed(full)?.detail.message).toMatch(/the disk holding the state database is full \(SQLITE_FULL\)/);
     store.close();
