@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
+import type { ApprovalPolicy } from '../policy/rules.js';
 import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
@@ -58,9 +59,11 @@ export interface Settings {
   maxCostUsd: number;
   /** `prices` of a config file (USD per million tokens by model id), over the built-in table. */
   prices: Record<string, ModelPrice>;
+  /** `approval` of the config files (src/policy/): the project's rules, then the user's. */
+  approval: ApprovalPolicy;
 }
 
-export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices'>;
+export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'approval'>;
 
 /** What a default may depend on; rows may derive from rows above them in the table. */
 export interface DefaultContext {
@@ -232,4 +235,4 @@ export const SETTINGS_TABLE: readonly SettingRow[] = (Object.keys(SETTING_DEFS) 
 }));
 
 /** Config-file keys that are not settings but are kept for others to interpret. */
-export const RESERVED_FILE_KEYS = ['profiles', 'prices'] as const;
+export const RESERVED_FILE_KEYS = ['profiles', 'prices', 'approval'] as const;

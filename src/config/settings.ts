@@ -1,4 +1,5 @@
 import { parsePrices } from '../spend/prices.js';
+import { EMPTY_POLICY, mergePolicies, parsePolicy } from '../policy/rules.js';
 import { resolve } from 'node:path';
 import { homeDir, projectConfigPath, userConfigPath } from '../paths.js';
 import type { SettingError } from './errors.js';
@@ -97,6 +98,14 @@ export function resolveSettings(input: ResolveInput): ResolveResult {
   const prices = parsePrices(priceFile?.values.prices);
   if ('error' in prices) errors.push({ setting: 'prices', source: priceFile!.path, message: prices.error });
   resolved.prices = 'value' in prices ? prices.value : {};
+  // The approval policy: the project's rules first (first match wins), then the user's.
+  let approval = EMPTY_POLICY;
+  for (const f of [...files].reverse()) {
+    const parsed = parsePolicy(f.values.approval);
+    if ('error' in parsed) errors.push({ setting: 'approval', source: f.path, message: parsed.error });
+    else approval = mergePolicies(parsed.value, approval);
+  }
+  resolved.approval = approval;
 
   return { value: resolved as Settings, errors };
 }

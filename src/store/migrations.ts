@@ -104,4 +104,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN tokens INTEGER;
   ALTER TABLE runs ADD COLUMN cost_usd REAL;
   `,
+  // 5: a loop that waits on a person (issue 15 item 2): why and the question, as JSON; '' none.
+  `
+  ALTER TABLE task_auto ADD COLUMN waiting_for TEXT DEFAULT '';
+  `,
 ];

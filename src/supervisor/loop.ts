@@ -19,7 +19,9 @@ import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
 import type { BeatLimits } from './heartbeat.js';
-import { Watchdog } from './watchdog.js';
+import { Watchdog, type ApprovalSetup } from './watchdog.js';
+import { waitingRequest } from './approvals.js';
+import type { ApprovalPolicy } from '../policy/rules.js';
 import { activeMs, applySignal, endOutcome, limitReached, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
 
 /** The settings one loop runs with; stored with its row so another owner can take it over. */
@@ -41,6 +43,8 @@ export interface LoopSettings {
   maxTokens?: number;
   maxCostUsd?: number;
   prices?: Record<string, ModelPrice>;
+  /** The approval policy (src/policy/); absent in rows stored before it: no rules. */
+  approval?: ApprovalPolicy;
 }
 
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
@@ -75,6 +79,8 @@ export interface LoopSpec {
   limits: BeatLimits;
   /** Where the agent's transcript lives, when its profile has one. */
   transcriptDir?: string | undefined;
+  /** The approval policy for its permission prompts (issue 15); absent: answered as before. */
+  approval?: ApprovalSetup | undefined;
 }
 
 /**
@@ -127,7 +133,8 @@ export class Loop {
       restartAgent: (extraArgs, detail) => this.restartHung(extraArgs, detail),
       later: (ms, fn) => this.later(ms, fn),
       agentState: () => this.agentState(),
-    }, spec.profile, spec.limits, spec.transcriptDir);
+      agentRequest: () => waitingRequest(this.deps.store.agentState.get(this.row.session), this.sessionSince),
+    }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
   }
 
   get taskDir(): string {

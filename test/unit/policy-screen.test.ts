@@ -57,3 +57,14 @@ describe('hookRequest (Claude Code PermissionRequest payload)', () => {
     expect(hookRequest({ notification_type: 'permission_prompt' })).toBeUndefined();
   });
 });
+
+describe('the state hook keeps what a permission asks for', () => {
+  it('PermissionRequest keeps the command or path (never file contents); a later permission Notification carries them', async () => {
+    const { stateOfEvent, carriedDetail } = await import('../../src/hooks/state.js');
+    const req = stateOfEvent({ hook_event_name: 'PermissionRequest', tool_name: 'Write', tool_input: { file_path: '/etc/x', content: 'secret body' } })!;
+    expect(req.detail).toEqual({ tool_name: 'Write', tool_input: { file_path: '/etc/x' } });
+    const note = stateOfEvent({ hook_event_name: 'Notification', notification_type: 'permission_prompt', message: 'Claude needs your permission to use Write' })!;
+    expect(carriedDetail(note, { state: 'waiting', detail: req.detail })).toMatchObject({ notification_type: 'permission_prompt', tool_name: 'Write', tool_input: { file_path: '/etc/x' } });
+    expect(carriedDetail(note, { state: 'busy', detail: {} })).toEqual(note.detail);
+  });
+});
