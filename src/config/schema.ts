@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
-import type { ApprovalPolicy } from '../policy/rules.js';
+import type { ApprovalPolicy } from '../policy/parse.js';
 import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;

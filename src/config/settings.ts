@@ -1,5 +1,5 @@
 import { parsePrices } from '../spend/prices.js';
-import { EMPTY_POLICY, mergePolicies, parsePolicy } from '../policy/rules.js';
+import { EMPTY_POLICY, mergePolicies, parsePolicy } from '../policy/parse.js';
 import { resolve } from 'node:path';
 import { homeDir, projectConfigPath, userConfigPath } from '../paths.js';
 import type { SettingError } from './errors.js';

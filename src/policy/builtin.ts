@@ -6,8 +6,8 @@ import { base, SHELLS, splitCommand, type SimpleCommand } from './shell.js';
  * What autodeck never lets an unattended loop do without an explicit word from the user
  * (issue 15 item 3): each a pure check over the parsed command or the path. Pure.
  */
-export const BUILTIN_IDS = ['rm-outside-project', 'git-push-force', 'git-reset-hard', 'network-pipe-shell', 'write-outside-project'] as const;
-export type BuiltinId = (typeof BUILTIN_IDS)[number];
+export { BUILTIN_IDS, type BuiltinId } from './builtinIds.js';
+import type { BuiltinId } from './builtinIds.js';
 
 export interface BuiltinHit {
   id: BuiltinId;

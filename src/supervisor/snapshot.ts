@@ -1,6 +1,7 @@
 import type { LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
 import { activeMs } from './limits.js';
+import { needsYou, type NeedsYou } from '../deck/needsYou.js';
 
 /** One loop as `status --json` and the REST API show it (SPEC 6). */
 export interface LoopStatusJson {
@@ -34,6 +35,8 @@ export interface LoopStatusJson {
   costUsd: number | null;
   /** `no transcript`, `no price` (tokens but a model without a price), or '' when both are known. */
   spend: string;
+  /** Waits on a person (issue 15): why and the prompt or question; null when it does not. */
+  needsYou: NeedsYou | null;
 }
 
 /** Why tokens or cost are missing, in words (never a 0 that was not measured). */
@@ -73,6 +76,7 @@ export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean)
     tokens: row.tokens ?? null,
     costUsd: row.costUsd ?? null,
     spend: spendNote(row.tokens, row.costUsd),
+    needsYou: needsYou(row) ?? null,
   };
 }
 
