@@ -181,7 +181,11 @@ export class Watchdog {
    */
   private decideFirst(look: Look, hash: string, now: number): boolean {
     const kind = look.classification.kind;
-    if (kind === 'question') this.setWaiting({ reason: 'question', text: look.question ?? 'a question', since: new Date(now).toISOString() });
+    if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
+      const text = look.question ?? 'a question';
+      this.setWaiting({ reason: 'question', text, since: new Date(now).toISOString() });
+      this.host.event('needs_you', { reason: 'question', text });
+    }
     else if (this.host.row().waitingFor?.reason === 'question') this.setWaiting(null);
     const approvals = this.approvals;
     if (!approvals) return false;

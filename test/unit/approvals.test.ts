@@ -159,6 +159,9 @@ describe('a permission prompt is a decision, not a stall', () => {
     r.show(screen('question-tool'));
     r.beat();
     expect(r.row().waitingFor).toMatchObject({ reason: 'question', text: 'Which database should the service use?' });
+    r.beat();
+    // said once (a notification), not each beat
+    expect(r.kinds('needs_you')).toEqual([{ reason: 'question', text: 'Which database should the service use?' }]);
     r.show(BUSY);
     r.beat();
     expect(r.row().waitingFor).toBeNull();

@@ -92,3 +92,20 @@ describe('quickDbPath finds the db the settings would', () => {
     expect(quickDbPath(undefined, env, cwd)).toBeUndefined(); // the full path reports it
   });
 });
+
+describe('notifications say a loop needs you, and why', () => {
+  it('a needs_you event gives an input notification with the prompt; the payload carries the exact command', async () => {
+    const { notificationFor } = await import('../../src/notify/decide.js');
+    const { payloadFor } = await import('../../src/notify/payload.js');
+    const e = {
+      at: '2026-11-23T05:00:00.000Z', session: 'auto-asks', taskDir: '/ws/AiTasks/asks', taskName: 'asks', kind: 'needs_you' as const,
+      detail: { reason: 'permission', text: 'Bash: docker system prune -af — Do you want to proceed?', rule: 'ask Bash(docker *)', tool: 'Bash', command: 'docker system prune -af' },
+    };
+    const n = notificationFor(e)!;
+    expect(n).toMatchObject({ topic: 'input', text: 'autodeck: asks needs you (permission): Bash: docker system prune -af — Do you want to proceed?' });
+    expect(payloadFor(e, n, { host: 'box' })).toMatchObject({ reason: 'permission', tool: 'Bash', command: 'docker system prune -af', question: 'Bash: docker system prune -af — Do you want to proceed?' });
+    const q = { ...e, detail: { reason: 'question', text: 'Which database should the service use?' } };
+    expect(notificationFor(q)!.text).toBe('autodeck: asks needs you (question): Which database should the service use?');
+    expect(payloadFor(q, notificationFor(q)!, { host: 'box' }).reason).toBe('question');
+  });
+});
