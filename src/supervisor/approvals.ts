@@ -36,6 +36,11 @@ export interface PromptSeen {
   hook: ApprovalRequest | undefined;
   /** The keys that answer Yes on this screen. */
   yesKeys: readonly string[] | undefined;
+  /**
+   * The agent's hooks still say busy (PreToolUse) though its dialog is drawn: Claude Code
+   * runs the PermissionRequest hook alongside drawing it, so its exact payload is due.
+   */
+  hookPending?: boolean | undefined;
 }
 
 /** The keys that refuse a tool prompt: each of these agents offers "No … (esc)". */
@@ -77,6 +82,8 @@ export class Approvals {
   private current: Current | undefined;
   /** The refusal to tell the agent once it is back at its prompt. */
   private pendingMessage: string | undefined;
+  /** The screen (hash) whose decision waits one beat for the hook's payload. */
+  private deferred: string | undefined;
 
   constructor(
     private readonly host: ApprovalHost,
@@ -112,6 +119,11 @@ export class Approvals {
         return true;
       }
       this.answer(cur, true);
+      return true;
+    }
+    // one beat for the hook's exact request, once per screen
+    if (seen.hookPending && !seen.hook && this.deferred !== seen.hash) {
+      this.deferred = seen.hash;
       return true;
     }
     if (cur) this.gone();

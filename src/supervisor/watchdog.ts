@@ -190,7 +190,10 @@ export class Watchdog {
     const approvals = this.approvals;
     if (!approvals) return false;
     const handled = kind === 'permission_prompt'
-      ? approvals.onPrompt({ hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer })
+      ? approvals.onPrompt({
+        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer,
+        hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
+      })
       : approvals.onOther(kind);
     if (!handled) return false;
     const before = this.state;

@@ -144,6 +144,23 @@ describe('a permission prompt is a decision, not a stall', () => {
     expect(r.kinds('approval')[0]).toMatchObject({ decision: 'deny', rule: 'built-in git-reset-hard', source: 'hook', prompt: 'Bash: git reset --hard HEAD~1 — Do you want to proceed?' });
   });
 
+  it("waits one beat for the hook's payload while the hooks still say busy, then decides with what there is", () => {
+    let hook: { state?: AgentState; request?: ApprovalRequest } = { state: 'busy' };
+    const r = rig(policy({}), { hook: () => hook });
+    r.show(promptFor('git push -f'));
+    r.beat();
+    expect(r.writes).toEqual([]); // the PermissionRequest hook is on its way
+    hook = { state: 'waiting', request: { tool: 'Bash', command: 'git push -f', text: 'Bash: git push -f', source: 'hook' } };
+    r.beat();
+    expect(r.kinds('approval')[0]).toMatchObject({ decision: 'deny', source: 'hook' });
+    // a hook that never comes: the screen decides on the next beat
+    const r2 = rig(policy({}), { hook: () => ({ state: 'busy' }) });
+    r2.show(promptFor('make'));
+    r2.beat();
+    r2.beat();
+    expect(r2.kinds('approval')[0]).toMatchObject({ decision: 'allow', source: 'screen' });
+  });
+
   it('an answer that does not take is sent again after the stall threshold, a few times, then left to a person', () => {
     const r = rig();
     r.show(promptFor('make build'));
