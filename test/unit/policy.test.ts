@@ -155,3 +155,26 @@ describe('denialMessage', () => {
     expect(msg).not.toMatch(/[\x00-\x1f]/);
   });
 });
+
+describe('the approval key in the settings files', () => {
+  it('project rules first, then the user file; a bad policy is one clear settings error', async () => {
+    const { mkdtempSync, mkdirSync, realpathSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { resolveSettings, formatSettingError } = await import('../../src/config/settings.js');
+    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'autodeck-approval-settings-')));
+    mkdirSync(join(cwd, '.git'));
+    const env = { HOME: join(cwd, 'home'), XDG_STATE_HOME: join(cwd, 'state'), XDG_CONFIG_HOME: join(cwd, 'config') };
+    mkdirSync(join(cwd, 'config', 'autodeck'), { recursive: true });
+    writeFileSync(join(cwd, 'config', 'autodeck', 'config.json'), JSON.stringify({ approval: { rules: [{ allow: 'Bash(make*)' }], override: ['git-reset-hard'] } }));
+    writeFileSync(join(cwd, '.autodeck.json'), JSON.stringify({ approval: [{ deny: 'Bash(make deploy*)' }] }));
+    const ok = resolveSettings({ flags: {}, env, cwd });
+    expect(ok.errors).toEqual([]);
+    expect(ok.value.approval.rules.map((r) => r.text)).toEqual(['deny Bash(make deploy*)', 'allow Bash(make*)']);
+    expect(ok.value.approval.override).toEqual(['git-reset-hard']);
+    writeFileSync(join(cwd, '.autodeck.json'), JSON.stringify({ approval: { rules: [{ deny: 'Bash(x' }] } }));
+    const bad = resolveSettings({ flags: {}, env, cwd });
+    expect(bad.errors).toHaveLength(1);
+    expect(formatSettingError(bad.errors[0]!)).toMatch(/approval.*\.autodeck\.json.*rule 1: not a rule: "Bash\(x"/);
+  });
+});
