@@ -2,20 +2,20 @@ import { memo } from 'react';
 import { hostname } from 'node:os';
 import { Text } from 'ink';
 import type { DeckRow } from '../src/deck/deck.js';
-import { countText, headerCounts } from '../src/deck/header.js';
+import { countText, stateCounts } from '../src/deck/header.js';
 import { printable } from '../src/format/event.js';
 import { useTheme } from './theme.js';
 
 const HOST = printable(hostname());
 
 /**
- * The top line: the title, the host (loops are per machine), and how many modules need
- * you, run, failed, are done (k9s/htop style). Compact in a side pane: `?1 ▶3`, the host
- * last so a narrow pane cuts it first.
+ * The top line: the title, the host (loops are per machine), and how many modules are in
+ * each state, the ones that need a person first (k9s/htop style). Compact in a side pane:
+ * `▶3 !1`, the host last so a narrow pane cuts it first.
  */
 export const Header = memo(function Header({ title, rows, filter, compact }: { title: string; rows: readonly DeckRow[]; filter: string; compact: boolean }) {
   const theme = useTheme();
-  const counts = headerCounts(rows);
+  const counts = stateCounts(rows);
   const filterText = filter ? ` · filter "${printable(filter)}"` : '';
   return (
     <Text wrap="truncate-end">

@@ -1,14 +1,13 @@
 import { stateCell, type StateCell } from './cells.js';
 import type { DeckRow } from './deck.js';
-import { countTriage, TRIAGE_GLYPHS, triage, type TriageCounts } from './needsYou.js';
 
 /** One state and how many rows are in it, for the header. */
 export interface StateCount extends StateCell {
   count: number;
 }
 
-// Live states first, in the order a person acts on them; then how runs ended.
-const ORDER = ['stalled', 'quota', 'failed', 'running', 'starting', 'stopping', 'suspended'];
+// Live states first, in the order a person acts on them (a loop waiting on a person first); then how runs ended.
+const ORDER = ['needs you', 'stalled', 'quota', 'failed', 'running', 'starting', 'stopping', 'suspended'];
 
 /**
  * How many rows are in each state, as the STATE column shows them (a live loop's status,
@@ -35,20 +34,3 @@ export function countText(c: StateCount, compact: boolean): string {
   return compact ? `${c.glyph}${c.count}` : `${c.glyph} ${c.count} ${c.word}`;
 }
 
-/** The four headline groups (issue 15 item 2): running, needs you, done, failed. */
-export function triageCounts(rows: readonly DeckRow[]): TriageCounts {
-  return countTriage(rows.map((r) => triage(r.loop, r.lastRun?.outcome, r.lifecycle)));
-}
-
-const TRIAGE_CELLS: { key: keyof TriageCounts; cell: StateCell }[] = [
-  { key: 'needsYou', cell: { glyph: TRIAGE_GLYPHS.needsYou, word: 'needs you', tone: 'warn', loud: true } },
-  { key: 'running', cell: { glyph: TRIAGE_GLYPHS.running, word: 'running', tone: 'active' } },
-  { key: 'failed', cell: { glyph: TRIAGE_GLYPHS.failed, word: 'failed', tone: 'bad', loud: true } },
-  { key: 'done', cell: { glyph: TRIAGE_GLYPHS.done, word: 'done', tone: 'ok' } },
-];
-
-/** The header's counts: the groups that have rows, the ones that want a person first. */
-export function headerCounts(rows: readonly DeckRow[]): StateCount[] {
-  const c = triageCounts(rows);
-  return TRIAGE_CELLS.filter((t) => c[t.key] > 0).map((t) => ({ ...t.cell, count: c[t.key] }));
-}

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countTriage, needsYou, needsYouLine, tmuxSegment, triage } from '../../src/deck/needsYou.js';
-import { headerCounts } from '../../src/deck/header.js';
+import { countText, stateCounts } from '../../src/deck/header.js';
 import { rowCells, stateCell } from '../../src/deck/cells.js';
 import { quickDbPath } from '../../src/commands/statusDb.js';
 import { resolveSettings } from '../../src/config/settings.js';
@@ -55,9 +55,10 @@ describe('the dashboard: STATE, STEP and the header', () => {
     expect(stateCell(ask)).toMatchObject({ glyph: '?', word: 'needs you', loud: true });
     expect(rowCells(ask, Date.now(), { stallThreshold: 3, recoveryTotal: 10 }).step).toBe('permission: Bash: git push --force origin main — Do you want to proceed?');
   });
-  it('the header counts the four groups, the ones that need a person first', () => {
+  it('the header counts needs you first, then failed, running and complete', () => {
     const rows = [ask, moduleRow('a', { loop: loopRow('/ws/a') }), moduleRow('b', { loop: loopRow('/ws/b', { status: 'failed', stopReason: 'x' }) }), moduleRow('c', { lifecycle: 'complete' })];
-    expect(headerCounts(rows).map((c) => `${c.glyph}${c.count} ${c.word}`)).toEqual(['?1 needs you', '▶1 running', '✗1 failed', '✓1 done']);
+    expect(stateCounts(rows).map((c) => countText(c, false))).toEqual(['? 1 needs you', '✗ 1 failed', '▶ 1 running', '✓ 1 complete']);
+    expect(stateCounts(rows).map((c) => countText(c, true)).join(' ')).toBe('?1 ✗1 ▶1 ✓1');
   });
 });
 
