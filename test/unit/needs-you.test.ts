@@ -110,3 +110,14 @@ describe('notifications say a loop needs you, and why', () => {
     expect(payloadFor(q, notificationFor(q)!, { host: 'box' }).reason).toBe('question');
   });
 });
+
+describe('approval and needs_you events in the log', () => {
+  it('read as one line each, printable', async () => {
+    const { formatEvent } = await import('../../src/format/event.js');
+    const at = '2026-11-23T05:00:00.000Z';
+    const base = { at, session: 's', taskDir: '/ws/AiTasks/m' };
+    expect(formatEvent({ ...base, kind: 'approval', detail: { decision: 'deny', rule: 'built-in git-push-force', tool: 'Bash', command: 'git push -f\u001b[2J', keys: '\\u001b' } }))
+      .toMatch(/ {2}m {2}approval {2}refused Bash git push -f\\x1b\[2J \(built-in git-push-force\): sent \\u001b$/);
+    expect(formatEvent({ ...base, kind: 'needs_you', detail: { reason: 'answer_not_taken', text: 'Bash: make' } })).toMatch(/needs you \(answer not taken\): Bash: make$/);
+  });
+});
