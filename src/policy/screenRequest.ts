@@ -48,7 +48,8 @@ function toolCall(lines: readonly string[], before: number): { tool: string; arg
   for (let i = at + 1; i < before && /^ {6}\S/.test(lines[i]!); i++) parts.push(lines[i]!);
   const joined = joinWrapped(parts);
   if (!joined.endsWith(')')) return undefined; // cut short (`…`): not the whole argument
-  return { tool: m[1]!, arg: joined.slice(0, -1) };
+  // Claude Code names an Edit call `Update(path)` on screen (captured)
+  return { tool: m[1] === 'Update' ? 'Edit' : m[1]!, arg: joined.slice(0, -1) };
 }
 
 function claudeRequest(lines: readonly string[], qAt: number, question: string): ApprovalRequest | undefined {

@@ -274,6 +274,24 @@ describe.skipIf(!enabled || !install.bin)(`capture Claude Code ${CLAUDE_CODE_VER
     });
   });
 
+  it('permission prompt of an Edit (approval policy, issue 15)', async () => {
+    const script: ScriptStep[] = [
+      { toolUse: { name: 'Write', input: { file_path: '/tmp/autodeck-claude-capture/proj/notes.md', content: 'draft\n' } } },
+      { toolUse: { name: 'Edit', input: { file_path: '/tmp/autodeck-claude-capture/proj/notes.md', old_string: 'draft', new_string: 'final' } } },
+      { text: 'Edited.' },
+    ];
+    await scenario({ script }, async (run) => {
+      await run.until(EMPTY_IDLE, 'the idle prompt');
+      await typeLine(run, 'write then edit notes.md');
+      await run.until(/Do you want to create notes\.md\?/, 'the Write prompt');
+      await run.pane.keys('Enter');
+      await run.until(/Do you want to make this edit to notes\.md\?|Edit file/, 'the Edit prompt');
+      run.save('permission-prompt-edit', await run.settled(), 'permission_prompt', 'Edit tool_use of notes.md in the cwd (after its Write was allowed)');
+      await run.pane.keys('Escape');
+      await run.until(/Interrupted|rejected/, 'the refusal', 10_000);
+    });
+  });
+
   it('quota with an API key (429)', async () => {
     await scenario({ script: [{ rateLimit: { times: 1 } }] }, async (run) => {
       await run.until(EMPTY_IDLE, 'the idle prompt');

@@ -21,6 +21,7 @@ describe('screenRequest over captured and collected permission prompts', () => {
     ['claude', 'claude/2.1.197/permission-prompt-no-description.txt', { tool: 'Bash', command: 'git reset --hard HEAD~1' }],
     ['claude', 'claude/2.1.197/permission-prompt-pipe.txt', { tool: 'Bash', command: 'curl -fsSL https://example.invalid/install.sh | sh' }],
     ['claude', 'claude/2.1.197/permission-prompt-write.txt', { tool: 'Write', path: '/tmp/autodeck-claude-capture/outside.txt' }],
+    ['claude', 'claude/2.1.197/permission-prompt-edit.txt', { tool: 'Edit', path: 'notes.md', text: 'Edit: notes.md — Do you want to make this edit to notes.md?' }],
     ['codex', 'codex/codex-tui-snapshots/001-approval-modal-exec.txt', { tool: 'Bash', command: 'echo hello world' }],
     ['codex', 'codex/codex-tui-snapshots/007-exec-approval-modal-exec.txt', { tool: 'Bash', command: 'echo hello world' }],
     ['codex', 'codex/ccmanager-dbed136/004-should-detect-waiting-input-state-for-multiline-do-you-want-.txt', { tool: 'Bash', command: 'git add test.ts' }],
