@@ -93,6 +93,11 @@ export class Approvals {
     private readonly retryBeats: number,
   ) {}
 
+  /** A refusal waits to be told to the agent. */
+  get telling(): boolean {
+    return this.pendingMessage !== undefined;
+  }
+
   /** Whether autodeck waits on a person for the prompt on screen. */
   get asking(): boolean {
     return this.current !== undefined && (this.current.outcome.decision === 'ask' || this.current.tries > MAX_TRIES);

@@ -278,6 +278,7 @@ export class Loop {
     if (this.stopping) return;
     const reason = limitReached(this.row, this.deps.now());
     if (reason) this.requestStop(reason);
+    else if (!this.attachedNow) this.watchdog.promptBeat();
   }
 
   /**

@@ -133,6 +133,8 @@ export class Watchdog {
   private sawSignal = false;
   /** Permission prompts as decisions (issue 15); undefined in tests that predate it. */
   private readonly approvals: Approvals | undefined;
+  /** The hook-reported request an early look last acted on. */
+  private hookRequestSeen: string | undefined;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -216,6 +218,33 @@ export class Watchdog {
 
   private filesIdentity(): string {
     return `${currentIdentity(join(this.host.taskDir, SIGNAL_FILE))}|${currentIdentity(join(this.host.taskDir, STATUS_FILE))}`;
+  }
+
+  /**
+   * An early look between heartbeats (the loop's tick asks), when the agent's own hook
+   * reports a permission request or a refusal waits to be told: a prompt already on screen
+   * is decided now, an idle agent told now, not a heartbeat later. Nothing else is looked
+   * at, so no stall is counted.
+   */
+  promptBeat(): void {
+    if (!this.approvals) return;
+    // a refusal to tell: at the first idle screen, not a heartbeat later
+    if (this.approvals.telling) {
+      const session = this.host.session();
+      const look = session && !session.exited ? this.look(session) : undefined;
+      if (look?.classification.kind === 'idle') this.decideFirst(look, look.hash, this.host.now());
+      return;
+    }
+    const request = this.host.agentRequest?.();
+    if (!request) return;
+    const key = JSON.stringify(request);
+    if (key === this.hookRequestSeen) return;
+    const session = this.host.session();
+    if (!session || session.exited) return;
+    const look = this.look(session);
+    if (look.classification.kind !== 'permission_prompt') return; // not drawn yet: the next tick looks again
+    this.hookRequestSeen = key;
+    this.decideFirst(look, look.hash, this.host.now());
   }
 
   /** One heartbeat; returns the hash of the screen for the loop's own use. */

@@ -58,6 +58,7 @@ function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: Ag
     writes, events, stops, statuses, row: () => row,
     show(next: string[]) { lines = next; version++; },
     beat() { now += 1000; dog.beat(); },
+    tick() { now += 500; dog.promptBeat(); },
     kinds: (k: EventKind) => events.filter((e) => e.kind === k).map((e) => e.detail),
   };
 }
@@ -159,6 +160,29 @@ describe('a permission prompt is a decision, not a stall', () => {
     r2.beat();
     r2.beat();
     expect(r2.kinds('approval')[0]).toMatchObject({ decision: 'allow', source: 'screen' });
+  });
+
+  it("the hook's report brings the decision forward to the loop's next tick, without a heartbeat and without counting a stall", () => {
+    let hook: { state?: AgentState; request?: ApprovalRequest } = { state: 'busy' };
+    const r = rig(policy({}), { hook: () => hook });
+    r.beat(); // busy
+    // the hook reports before the dialog is drawn: nothing to decide yet
+    hook = { state: 'waiting', request: { tool: 'Bash', command: 'git reset --hard', text: 'Bash: git reset --hard', source: 'hook' } };
+    r.tick();
+    expect(r.writes).toEqual([]);
+    r.show(promptFor('git reset --hard'));
+    r.tick();
+    expect(r.writes).toEqual(['\x1b']);
+    expect(r.kinds('approval')[0]).toMatchObject({ decision: 'deny', rule: 'built-in git-reset-hard', source: 'hook' });
+    r.tick(); // the same report: acted on once
+    r.beat(); // the heartbeat sees the same prompt: no second answer before the retry threshold
+    expect(r.writes).toEqual(['\x1b']);
+    expect(r.row().stallCount).toBe(0);
+    // the agent back at its prompt: told at the next tick
+    r.show(IDLE_AFTER_REFUSAL);
+    r.tick();
+    expect(r.writes).toHaveLength(3);
+    expect(r.writes[1]).toContain('git reset --hard discards uncommitted work');
   });
 
   it('an answer that does not take is sent again after the stall threshold, a few times, then left to a person', () => {
