@@ -92,6 +92,9 @@ const ANSWERABLE: ReadonlySet<Classification['kind']> = new Set(['permission_pro
 
 const STATUS_FILE = join('.working', '.status.json');
 
+/** Early looks (one per loop tick) for a prompt the agent's hook reported but the screen does not show yet. */
+const EARLY_LOOKS = 10;
+
 export interface Look {
   version: number | undefined;
   hash: string;
@@ -133,8 +136,10 @@ export class Watchdog {
   private sawSignal = false;
   /** Permission prompts as decisions (issue 15); undefined in tests that predate it. */
   private readonly approvals: Approvals | undefined;
-  /** The hook-reported request an early look last acted on. */
+  /** The hook-reported request an early look last acted on (or gave up on), and the looks taken for it. */
   private hookRequestSeen: string | undefined;
+  private earlyKey: string | undefined;
+  private earlyLooks = 0;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -187,8 +192,9 @@ export class Watchdog {
       const text = look.question ?? 'a question';
       this.setWaiting({ reason: 'question', text, since: new Date(now).toISOString() });
       this.host.event('needs_you', { reason: 'question', text });
+    } else if (kind !== 'question' && this.host.row().waitingFor?.reason === 'question') {
+      this.setWaiting(null);
     }
-    else if (this.host.row().waitingFor?.reason === 'question') this.setWaiting(null);
     const approvals = this.approvals;
     if (!approvals) return false;
     const handled = kind === 'permission_prompt'
@@ -242,7 +248,13 @@ export class Watchdog {
     const session = this.host.session();
     if (!session || session.exited) return;
     const look = this.look(session);
-    if (look.classification.kind !== 'permission_prompt') return; // not drawn yet: the next tick looks again
+    // not drawn yet: the next ticks look again, a few times (a capture each, under tmux), then the heartbeat decides
+    if (look.classification.kind !== 'permission_prompt') {
+      this.earlyLooks = key === this.earlyKey ? this.earlyLooks + 1 : 1;
+      this.earlyKey = key;
+      if (this.earlyLooks >= EARLY_LOOKS) this.hookRequestSeen = key;
+      return;
+    }
     this.hookRequestSeen = key;
     this.decideFirst(look, look.hash, this.host.now());
   }

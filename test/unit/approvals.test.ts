@@ -26,7 +26,7 @@ function policy(raw: unknown): ApprovalPolicy {
 }
 
 /** A Claude Code watchdog with the approval policy, over a fake session whose screen the test sets. */
-function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: AgentState; request?: ApprovalRequest } } = {}) {
+function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: AgentState; request?: ApprovalRequest }; noVersion?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'autodeck-approvals-'));
   mkdirSync(join(dir, '.working'));
   const writes: string[] = [];
@@ -40,7 +40,11 @@ function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: Ag
     startedAt: new Date(now).toISOString(), agentArgv: [], waitingFor: null,
   } as unknown as LoopRow;
   let version = 0;
-  const session = { exited: false, get screenVersion() { return version; }, screen: () => lines, write: (d: string) => writes.push(d) } as unknown as Session;
+  let captures = 0;
+  // a tmux session has no screen version: every look is a capture
+  const session = {
+    exited: false, get screenVersion() { return opts.noVersion ? undefined : version; }, screen: () => { captures++; return lines; }, write: (d: string) => writes.push(d),
+  } as unknown as Session;
   const apply = (p: Partial<LoopRow>): void => {
     row = { ...row, ...p };
     if (p.status) statuses.push(p.status);
@@ -59,6 +63,7 @@ function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: Ag
     show(next: string[]) { lines = next; version++; },
     beat() { now += 1000; dog.beat(); },
     tick() { now += 500; dog.promptBeat(); },
+    captures: () => captures,
     kinds: (k: EventKind) => events.filter((e) => e.kind === k).map((e) => e.detail),
   };
 }
@@ -183,6 +188,14 @@ describe('a permission prompt is a decision, not a stall', () => {
     r.tick();
     expect(r.writes).toHaveLength(3);
     expect(r.writes[1]).toContain('git reset --hard discards uncommitted work');
+  });
+
+  it('a hook report whose prompt never shows on screen costs a few captures, not one every tick', () => {
+    const request: ApprovalRequest = { tool: 'Bash', command: 'make', text: 'Bash: make', source: 'hook' };
+    const r = rig(policy({}), { hook: () => ({ state: 'waiting', request }), noVersion: true });
+    for (let i = 0; i < 50; i++) r.tick();
+    expect(r.captures()).toBe(10);
+    expect(r.writes).toEqual([]);
   });
 
   it('an answer that does not take is sent again after the stall threshold, a few times, then left to a person', () => {
