@@ -65,6 +65,9 @@ function isRecursiveRm(args: readonly string[]): boolean {
 function rmOutside(cmd: SimpleCommand, ctx: PolicyContext): BuiltinHit | undefined {
   const { program, args } = words(cmd);
   if (program !== 'rm' || !isRecursiveRm(args)) return undefined;
+  const targets = args.filter((a) => a !== '--' && !a.startsWith('-'));
+  // `… | xargs rm -rf`: the paths come from elsewhere, so nothing says they are in the project
+  if (targets.length === 0) return { id: 'rm-outside-project', why: 'a recursive delete of paths autodeck cannot see (fed by xargs or a pipe)' };
   let options = true;
   for (const a of args) {
     if (options && a === '--') { options = false; continue; }

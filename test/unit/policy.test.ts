@@ -48,6 +48,8 @@ describe('decide: the policy table (first match wins, built-in denies, default a
     ['after a semicolon', bash('echo ok; rm -rf ~/work'), NONE, 'deny', 'built-in rm-outside-project'],
     ['inside sh -c', bash(`sh -c 'rm -rf /'`), NONE, 'deny', 'built-in rm-outside-project'],
     ['quoted path with a space outside', bash(`rm -rf "/home/u/proj/../other dir"`), NONE, 'deny', 'built-in rm-outside-project'],
+    ['xargs rm -rf (paths unseen)', bash('find / -name "*.log" | xargs rm -rf'), NONE, 'deny', 'built-in rm-outside-project'],
+    ['timeout 5 rm -rf outside', bash('timeout 5 rm -rf /data'), NONE, 'deny', 'built-in rm-outside-project'],
     ['rm -rf inside the project', bash('rm -rf dist node_modules/.cache'), NONE, 'allow', 'default'],
     ['rm -rf glob inside', bash('rm -rf build/*'), NONE, 'allow', 'default'],
     ['rm without -r outside (a file)', bash('rm /tmp/x.log'), NONE, 'allow', 'default'],
