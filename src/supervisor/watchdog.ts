@@ -410,7 +410,8 @@ export class Watchdog {
     // a reset beyond the horizon (or none known): a person may want to know
     if (wait.resetAt === undefined || wait.resetAt - wait.since > QUOTA_HORIZON_MS) {
       const until = wait.resetAt === undefined ? 'no reset time given' : `until ${new Date(wait.resetAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-      this.setWaiting({ reason: 'quota', text: `${wait.line || 'quota'} (${until})`.slice(0, 200), since: new Date(wait.since).toISOString() });
+      const line = wait.line.replace(/^[^\p{L}\p{N}]+/u, '') || 'a usage limit'; // without the screen's `⎿`
+      this.setWaiting({ reason: 'quota', text: `${line} (${until})`.slice(0, 200), since: new Date(wait.since).toISOString() });
     }
     this.host.event('quota_wait', {
       message: wait.line, resetAt: wait.resetAt ? new Date(wait.resetAt).toISOString() : null,

@@ -26,7 +26,7 @@ function policy(raw: unknown): ApprovalPolicy {
 }
 
 /** A Claude Code watchdog with the approval policy, over a fake session whose screen the test sets. */
-function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: AgentState; request?: ApprovalRequest }; noVersion?: boolean } = {}) {
+function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: AgentState; request?: ApprovalRequest }; noVersion?: boolean; startAt?: string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'autodeck-approvals-'));
   mkdirSync(join(dir, '.working'));
   const writes: string[] = [];
@@ -34,7 +34,7 @@ function rig(pol: ApprovalPolicy = policy({}), opts: { hook?: () => { state?: Ag
   const stops: string[] = [];
   const statuses: string[] = [];
   let lines: string[] = BUSY;
-  let now = Date.parse('2026-11-23T05:00:00Z');
+  let now = Date.parse(opts.startAt ?? '2026-11-23T05:00:00Z');
   let row = {
     taskDir: dir, status: 'running', stallCount: 0, lastCaptureHash: '', recoveryStep: 0, recoveryTotal: 0, quotaWaitSince: '', quotaWaitMs: 0,
     startedAt: new Date(now).toISOString(), agentArgv: [], waitingFor: null,
@@ -219,5 +219,22 @@ describe('a permission prompt is a decision, not a stall', () => {
     r.show(BUSY);
     r.beat();
     expect(r.row().waitingFor).toBeNull();
+  });
+
+  it('a quota wait whose reset is beyond the horizon (3 h) needs you; a near one does not', () => {
+    // `You've hit your weekly limit · resets 8:30am (UTC)`, seen at 05:00 UTC: 3.5 h away
+    const far = rig(policy({}), { startAt: '2026-11-23T05:00:00Z' });
+    far.show(screen('quota-menu-weekly'));
+    far.beat();
+    expect(far.row().status).toBe('quota_wait');
+    expect(far.row().waitingFor).toMatchObject({ reason: 'quota' });
+    // until autodeck tries again: the reset plus its minute of margin
+    expect(far.row().waitingFor!.text).toBe("You've hit your weekly limit · resets 8:30am (UTC) (until 2026-11-23 08:31 UTC)");
+    // the same message at 07:00 UTC: autodeck waits by itself
+    const near = rig(policy({}), { startAt: '2026-11-23T07:00:00Z' });
+    near.show(screen('quota-menu-weekly'));
+    near.beat();
+    expect(near.row().status).toBe('quota_wait');
+    expect(near.row().waitingFor).toBeNull();
   });
 });
