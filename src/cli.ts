@@ -10,6 +10,7 @@ const usage = (settingsHelp: string): string => `
     autodeck new NAME [--title T]            a new task module (draft) under the first root
     autodeck run TASK_DIR... [flags]         supervise loops headless, in the foreground
     autodeck status [--json] [--iterations]  every active loop and the last finished ones
+    autodeck status --format tmux            a short segment for tmux status-right: ▶3 ?1 ✗1
     autodeck stop TASK_DIR [--force]         ask a loop to stop (writes the stop file)
     autodeck lookup TASK_DIR [--json]        which session runs this module (exit 1: none)
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
@@ -94,6 +95,7 @@ async function parseWithMeow(argv: string[]) {
     title: { type: 'string' },
     refuseFailed: { type: 'boolean' },
     iterations: { type: 'boolean' },
+    format: { type: 'string' },
   } as const;
   try {
     // Every flag may be given twice (the shell convention: the last one wins, silently);
@@ -122,12 +124,34 @@ function quickStatusArgs(argv: string[]): { input: string[]; flags: Record<strin
   try {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' } },
+      options: { json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' }, format: { type: 'string' } },
     });
     return positionals.length === 1 ? { input: positionals, flags: values } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `status --format tmux [--db PATH]`, run by tmux every few seconds: no meow, no settings
+ * table, one query (issue 15). Undefined: not this call, or a config file the full path
+ * must report on.
+ */
+async function quickTmuxStatus(argv: string[]): Promise<number | undefined> {
+  if (argv[0] !== 'status' || !argv.some((a) => a === 'tmux' || a === '--format=tmux')) return undefined;
+  let values: { format?: string | undefined; db?: string | undefined };
+  try {
+    ({ values } = parseArgs({ args: argv.slice(1), strict: true, options: { format: { type: 'string' }, db: { type: 'string' } } }));
+  } catch {
+    return undefined;
+  }
+  if (values.format !== 'tmux') return undefined;
+  const { quickDbPath } = await import('./commands/statusDb.js');
+  const db = quickDbPath(values.db, process.env, process.cwd());
+  if (db === undefined) return undefined;
+  const { tmuxStatus } = await import('./commands/statusTmux.js');
+  process.stdout.write(`${tmuxStatus(db)}\n`);
+  return 0;
 }
 
 export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promise<number> {
@@ -136,6 +160,8 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   if (argv[0] === 'hook' && !argv.includes('--help')) return (await import('./commands/hook.js')).hookMain(argv.slice(1));
   // The simulated agent takes an agent's own flags after its folder (`--resume ID` when restarted).
   if (argv[0] === 'sim' && argv[1] !== undefined && !argv[1].startsWith('-')) return (await import('./commands/sim.js')).simMain(argv[1]);
+  const tmux = await quickTmuxStatus(argv);
+  if (tmux !== undefined) return tmux;
   const cli = quickStatusArgs(argv) ?? (await parseWithMeow(argv));
   const [command, ...args] = cli.input;
   if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {
@@ -148,6 +174,12 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   if (errors.length > 0) {
     process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
     return EXIT.usage;
+  }
+  // tmux runs this every few seconds: straight to one read-only query, no status module
+  if (command === 'status' && cli.flags.format === 'tmux') {
+    const { tmuxStatus } = await import('./commands/statusTmux.js');
+    process.stdout.write(`${tmuxStatus(settings.db)}\n`);
+    return 0;
   }
   if (command === 'run' || command === 'demo' || command === 'serve' || command === undefined) {
     const { resolveProfile } = await import('./agents/userProfiles.js');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -74,6 +74,8 @@ export function slug(name: string): string {
  * with the same name under different roots apart; the slug keeps it readable in tmux.
  */
 export function sessionName(moduleName: string, realPath: string): string {
+  // node:crypto loaded on first use: `status --format tmux` and the hooks read paths but never hash
+  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
   const hash = createHash('sha1').update(realPath).digest('hex').slice(0, 6);
   return `auto-${slug(moduleName)}-${hash}`;
 }

@@ -130,6 +130,21 @@ const DOCUMENT = {
           maxIterations: { type: 'integer' },
           timeoutMinutes: { type: 'number' },
           owner: { type: 'object' },
+          needsYou: {
+            description: 'The loop waits on a person: why, and the prompt, question or failure (printable, one line); null when it does not.',
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['reason', 'text'],
+                properties: {
+                  reason: { type: 'string', enum: ['permission', 'question', 'quota', 'answer_not_taken', 'failed', 'unknown_command'] },
+                  text: { type: 'string' },
+                  since: { type: 'string', format: 'date-time' },
+                },
+              },
+            ],
+          },
         },
       },
       LoopEvent: {

@@ -62,10 +62,11 @@ export async function runHook(io: HookIo): Promise<number> {
     if (sub !== 'stop' && sub !== 'state') throw new Error(`unknown hook "${sub ?? ''}" (expected stop or state)`);
     if (!parsed.ok) throw new Error(parsed.reason);
     if (sub === 'state') {
-      const { stateOfEvent } = await import('../hooks/state.js');
+      const { stateOfEvent, carriedDetail } = await import('../hooks/state.js');
       const reported = stateOfEvent(parsed.event);
       if (reported) {
-        store.agentState.set({ session, state: reported.state, event: String(parsed.event.hook_event_name), detail: reported.detail, at: now().toISOString() });
+        const detail = carriedDetail(reported, store.agentState.get(session));
+        store.agentState.set({ session, state: reported.state, event: String(parsed.event.hook_event_name), detail, at: now().toISOString() });
       }
       return 0;
     }

@@ -2,13 +2,21 @@ import { hostname } from 'node:os';
 import { Store } from '../store/index.js';
 import { iterationJson, loopStatusJson, runJson, type IterationJson } from '../supervisor/snapshot.js';
 import { ownerAlive } from '../supervisor/owner.js';
-import { line, type CommandContext } from './context.js';
+import { CliError, EXIT, line, type CommandContext } from './context.js';
 
 /** How many finished runs `status` lists under `recent`. */
 export const RECENT_RUNS = 10;
+const STATUS_FORMATS = ['text', 'json', 'tmux'];
 
 /** `autodeck status [--json]`: every active loop and the last finished ones. */
 export async function status(ctx: CommandContext): Promise<number> {
+  const format = ctx.flags.format === undefined ? (ctx.flags.json === true ? 'json' : 'text') : String(ctx.flags.format);
+  if (!STATUS_FORMATS.includes(format)) throw new CliError(`autodeck: --format must be one of ${STATUS_FORMATS.join(', ')} (got ${JSON.stringify(format)})`, EXIT.usage);
+  if (format === 'tmux') {
+    const { tmuxStatus } = await import('./statusTmux.js');
+    line(ctx.stdout, tmuxStatus(ctx.settings.db));
+    return 0;
+  }
   const store = Store.open(ctx.settings.db);
   try {
     const now = Date.now();
@@ -17,20 +25,22 @@ export async function status(ctx: CommandContext): Promise<number> {
     const its = (taskDir: string, startedAt: string) => (perIteration ? { perIteration: store.iterations.list(taskDir, startedAt).map(iterationJson) } : {});
     const loops = store.loops.list().map((row) => ({ ...loopStatusJson(row, now, ownerAlive(row, { host, now })), ...its(row.taskDir, row.startedAt) }));
     const recent: Record<string, unknown>[] = store.runs.list(RECENT_RUNS).map((run) => ({ ...runJson(run), ...its(run.taskDir, run.startedAt) }));
-    if (ctx.flags.json === true) {
+    if (format === 'json') {
       line(ctx.stdout, JSON.stringify({ loops, recent }, null, 2));
       return 0;
     }
     const { duration, printable } = await import('../format/event.js');
     const { spentText, iterationsText } = await import('./history.js');
+    const { needsYouLine } = await import('../deck/needsYou.js');
     if (loops.length === 0) line(ctx.stdout, 'No active loops.');
     for (const l of loops) {
       const step = l.step ? `${l.step} ${l.result} -> ${l.next}` : '-';
       const owner = l.owner.alive ? `pid ${l.owner.pid}` : `owner gone (pid ${l.owner.pid ?? '-'})`;
-      line(ctx.stdout, printable(`${l.taskName}  ${l.status}  ${l.iteration}/${l.maxIterations}  ${step}  ` +
+      line(ctx.stdout, printable(`${l.taskName}  ${l.needsYou && l.status !== 'failed' ? 'needs you' : l.status}  ${l.iteration}/${l.maxIterations}  ${step}  ` +
         `${duration(l.activeMs)}/${l.timeoutMinutes}m  restarts ${l.restartCount}  ${spentText(l.tokens, l.costUsd)}` +
         `${l.ctxPercent === null ? '' : `  ctx ${l.ctxPercent}%`}${l.compactions ? `  compactions ${l.compactions}` : ''}  ${owner}  ${l.session}`));
       if (l.perIteration) line(ctx.stdout, printable(`  ${iterationsText(l.perIteration)}`));
+      if (l.needsYou) line(ctx.stdout, `  ? ${printable(needsYouLine(l.needsYou)).slice(0, 200)}`);
     }
     if (recent.length > 0) {
       line(ctx.stdout, '');

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
+import type { ApprovalPolicy } from '../policy/parse.js';
 import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
@@ -60,9 +61,11 @@ export interface Settings {
   prices: Record<string, ModelPrice>;
   /** `contextWindows` of a config file (tokens by model id), over the built-in table (src/spend/context.ts). */
   contextWindows: Record<string, number>;
+  /** `approval` of the config files (src/policy/): the project's rules, then the user's. */
+  approval: ApprovalPolicy;
 }
 
-export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows'>;
+export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows' | 'approval'>;
 
 /** What a default may depend on; rows may derive from rows above them in the table. */
 export interface DefaultContext {
@@ -234,4 +237,4 @@ export const SETTINGS_TABLE: readonly SettingRow[] = (Object.keys(SETTING_DEFS) 
 }));
 
 /** Config-file keys that are not settings but are kept for others to interpret. */
-export const RESERVED_FILE_KEYS = ['profiles', 'prices', 'contextWindows'] as const;
+export const RESERVED_FILE_KEYS = ['profiles', 'prices', 'contextWindows', 'approval'] as const;

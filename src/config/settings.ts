@@ -1,5 +1,6 @@
 import { parsePrices } from '../spend/prices.js';
 import { parseContextWindows } from '../spend/context.js';
+import { EMPTY_POLICY, mergePolicies, parsePolicy } from '../policy/parse.js';
 import { resolve } from 'node:path';
 import { homeDir, projectConfigPath, userConfigPath } from '../paths.js';
 import type { SettingError } from './errors.js';
@@ -103,6 +104,14 @@ export function resolveSettings(input: ResolveInput): ResolveResult {
   const windows = parseContextWindows(windowFile?.values.contextWindows);
   if ('error' in windows) errors.push({ setting: 'contextWindows', source: windowFile!.path, message: windows.error });
   resolved.contextWindows = 'value' in windows ? windows.value : {};
+  // The approval policy: the project's rules first (first match wins), then the user's.
+  let approval = EMPTY_POLICY;
+  for (const f of [...files].reverse()) {
+    const parsed = parsePolicy(f.values.approval);
+    if ('error' in parsed) errors.push({ setting: 'approval', source: f.path, message: parsed.error });
+    else approval = mergePolicies(parsed.value, approval);
+  }
+  resolved.approval = approval;
 
   return { value: resolved as Settings, errors };
 }

@@ -4,6 +4,7 @@ import { printable } from '../format/event.js';
 import type { DeckRow } from './deck.js';
 import type { Outcome } from '../store/runs.js';
 import { ctxCellText, spendCellText } from '../spend/text.js';
+import { needsYou, needsYouLine } from './needsYou.js';
 
 /** A semantic colour; components map it to a colour, or to nothing under NO_COLOR. */
 export type Tone = 'active' | 'ok' | 'warn' | 'bad' | 'muted';
@@ -27,6 +28,9 @@ const LOOP_STATES: Record<string, StateCell> = {
   failed: { glyph: '✗', word: 'failed', tone: 'bad', loud: true },
   budget: { glyph: '■', word: 'budget', tone: 'warn' },
 };
+
+/** A live loop waiting on a person: a prompt left to one, a question, a far quota reset. */
+export const NEEDS_YOU: StateCell = { glyph: '?', word: 'needs you', tone: 'warn', loud: true };
 
 const LIFECYCLE_TONES: Record<string, Tone> = { complete: 'ok', blocked: 'bad', cancelled: 'muted' };
 
@@ -53,7 +57,9 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
  */
 export function stateCell(row: DeckRow): StateCell {
   if (row.loop) {
-    const s = LOOP_STATES[row.loop.status] ?? { glyph: '?', word: row.loop.status, tone: 'muted' as Tone };
+    // a live loop that waits on a person (issue 15): the word says so, whatever its status
+    const waiting = row.loop.status !== 'failed' && needsYou(row.loop) ? NEEDS_YOU : undefined;
+    const s = waiting ?? LOOP_STATES[row.loop.status] ?? { glyph: '?', word: row.loop.status, tone: 'muted' as Tone };
     // A loop elsewhere whose owner died waits for an autodeck to adopt it.
     return !row.here && !row.ownerAlive ? { ...s, word: `${s.word}?`, tone: 'muted', loud: false } : s;
   }
@@ -129,6 +135,11 @@ export function spendCells(row: DeckRow): Pick<RowCells, 'spend' | 'ctx'> {
   return { spend: '', ctx: '' };
 }
 
+function waitingText(loop: NonNullable<DeckRow['loop']>): string | undefined {
+  const n = loop.status === 'failed' ? undefined : needsYou(loop);
+  return n ? needsYouLine(n) : undefined;
+}
+
 export interface CellLimits {
   stallThreshold: number;
   recoveryTotal: number;
@@ -159,8 +170,9 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
   return {
     ...base,
     iteration: `${loop.iteration}/${loop.maxIterations}`,
-    // a failed loop shows why it failed (a missing command, the restart limit) where its step was
-    step: printable(loop.status === 'failed' && loop.stopReason ? loop.stopReason : stepText),
+    // a failed loop shows why it failed (a missing command, the restart limit) where its step was;
+    // a loop that needs a person, why and the question
+    step: printable(loop.status === 'failed' && loop.stopReason ? loop.stopReason : waitingText(loop) ?? stepText),
     elapsed: `${clockDuration(active)}/${minutes(loop.timeoutMinutes)}`,
     iterationFill: fill(loop.iteration, loop.maxIterations),
     elapsedFill: live ? fill(active, loop.timeoutMinutes * 60_000) : undefined,

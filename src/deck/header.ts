@@ -6,8 +6,8 @@ export interface StateCount extends StateCell {
   count: number;
 }
 
-// Live states first, in the order a person acts on them; then how runs ended.
-const ORDER = ['stalled', 'quota', 'failed', 'running', 'starting', 'stopping', 'suspended'];
+// Live states first, in the order a person acts on them (a loop waiting on a person first); then how runs ended.
+const ORDER = ['needs you', 'stalled', 'quota', 'failed', 'running', 'starting', 'stopping', 'suspended'];
 
 /**
  * How many rows are in each state, as the STATE column shows them (a live loop's status,
@@ -33,3 +33,4 @@ export function stateCounts(rows: readonly DeckRow[]): StateCount[] {
 export function countText(c: StateCount, compact: boolean): string {
   return compact ? `${c.glyph}${c.count}` : `${c.glyph} ${c.count} ${c.word}`;
 }
+

@@ -57,6 +57,13 @@ export function describeEvent(e: LoopEvent): string {
       return `spending limit reached: ${d.tokens} tokens${typeof d.costUsd === 'number' ? `, $${d.costUsd.toFixed(2)}` : ''} (max ${d.maxTokens || '-'} tokens, $${d.maxCostUsd || '-'})`;
     case 'context_limit':
       return `context compacted ${d.compactions} times in iteration ${d.iteration}: stopping the loop`;
+    case 'approval': {
+      const what = d.command ?? d.path ?? d.url ?? d.tool;
+      const word = d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : String(d.decision);
+      return `${word} ${d.tool} ${what === d.tool ? '' : `${String(what)} `}(${d.rule}${d.retry ? `, try ${d.retry}` : ''}): sent ${d.keys}`;
+    }
+    case 'needs_you':
+      return `needs you (${String(d.reason).replace(/_/g, ' ')}): ${d.text}${d.rule ? ` [${d.rule}]` : ''}`;
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:

@@ -34,7 +34,26 @@ export function stateOfEvent(event: Record<string, unknown>): ReportedState | un
   if (!state) return undefined;
   const detail: Record<string, unknown> = {};
   for (const k of KEPT) if (typeof event[k] === 'string') detail[k] = event[k];
+  // What a permission asks for (the approval policy reads it, issue 15): the command or path, never file contents.
+  if (event.hook_event_name === 'PermissionRequest' && typeof event.tool_input === 'object' && event.tool_input !== null) {
+    const input = event.tool_input as Record<string, unknown>;
+    const kept: Record<string, string> = {};
+    for (const k of TOOL_INPUT_KEPT) if (typeof input[k] === 'string') kept[k] = (input[k] as string).slice(0, 4000);
+    detail.tool_input = kept;
+  }
   return { state, detail };
+}
+
+const TOOL_INPUT_KEPT = ['command', 'file_path', 'notebook_path', 'path', 'url'] as const;
+
+/**
+ * The detail to store for a new report: a permission Notification that follows a
+ * PermissionRequest keeps the request's tool and input (it names neither).
+ */
+export function carriedDetail(reported: ReportedState, previous: { state: string; detail: Record<string, unknown> } | undefined): Record<string, unknown> {
+  if (reported.state !== 'waiting' || reported.detail.tool_name !== undefined || previous?.state !== 'waiting') return reported.detail;
+  const { tool_name, tool_input } = previous.detail;
+  return tool_name === undefined ? reported.detail : { ...reported.detail, tool_name, tool_input };
 }
 
 function stateOf(event: Record<string, unknown>): AgentState | undefined {

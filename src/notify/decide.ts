@@ -44,6 +44,9 @@ const SCREEN_TEXT: Record<string, string> = {
   reasoning_loop: 'reasoning loop',
 };
 
+/** Why a loop needs a person (needs_you events), in words. */
+const NEEDS_YOU_WORDS: Record<string, string> = { permission: 'permission', question: 'question', answer_not_taken: 'a prompt autodeck could not answer' };
+
 /** The hung-agent ladder's steps in words. */
 const HUNG_RUNG: Record<string, string> = { interrupt: 'Esc', continue: 'the continuation message', restart: 'a restart', fail: 'giving up' };
 
@@ -92,6 +95,11 @@ function text(e: LoopEvent): { topic: NotifyTopic; text: string } | undefined {
       if (kind === 'busy') return { topic: 'input', text: 'looks stuck (busy, screen frozen); needs a look' };
       if (kind === 'compacting') return { topic: 'input', text: 'has been compacting for over 30 minutes; needs a look' };
       return { topic: 'input', text: 'needs input: its screen shows something autodeck cannot answer' };
+    case 'needs_you': {
+      // a prompt the approval policy leaves to a person, a question, an answer that did not take
+      const why = NEEDS_YOU_WORDS[str(d.reason)] ?? 'input';
+      return { topic: 'input', text: `needs you (${why})${str(d.text) ? `: ${str(d.text)}` : ''}` };
+    }
     case 'quota_wait': {
       if (d.probe) return undefined; // still waiting: said once already
       const until = clockOf(d.resetAt);
@@ -103,7 +111,7 @@ function text(e: LoopEvent): { topic: NotifyTopic; text: string } | undefined {
 }
 
 /** The event kinds that can give a notification; every other kind never does. */
-export const NOTIFYING_KINDS: readonly EventKind[] = ['ended', 'failed', 'stall', 'stall_unrecognized', 'quota_wait'];
+export const NOTIFYING_KINDS: readonly EventKind[] = ['ended', 'failed', 'stall', 'stall_unrecognized', 'quota_wait', 'needs_you'];
 
 /**
  * Whether a supervisor event deserves a notification, and its text. Pure.
@@ -114,6 +122,8 @@ export const NOTIFYING_KINDS: readonly EventKind[] = ['ended', 'failed', 'stall'
  *    sent no keys and only a person can move it on. Permission, yes/no and continue
  *    prompts autodeck answers itself are `stall` events, not this.
  *  - quota_wait: the first notice of a usage-limit wait (not its probes)
+ *  - needs_you: a permission prompt the approval policy leaves to a person, a question the
+ *    agent asks, an answer that did not take (issue 15), with the prompt or question
  */
 export function notificationFor(event: LoopEvent): Notification | undefined {
   const said = text(event);

@@ -81,6 +81,10 @@ export function reasonOf(e: LoopEvent): NotifyReason {
     }
     case 'quota_wait':
       return 'quota';
+    case 'needs_you': {
+      const why = str(e.detail.reason);
+      return why === 'question' ? 'question' : why === 'permission' || why === 'answer_not_taken' ? 'permission' : 'input';
+    }
     case 'stall_unrecognized':
       return kind === 'question' ? 'question' : PERMISSION.has(kind) ? 'permission' : 'input';
     default:
@@ -144,6 +148,13 @@ export function payloadFor(e: LoopEvent, n: Notification, ctx: PayloadContext): 
     const screen = screenExcerpt(ctx.screen);
     if (screen) p.screen = screen;
     Object.assign(p, promptFacts(reason, ctx.screen));
+  }
+  // a needs_you event knows its prompt exactly (the approval policy read it): that wins over the screen's excerpt
+  if (e.kind === 'needs_you') {
+    if (str(e.detail.tool)) p.tool = cleanText(str(e.detail.tool));
+    const subject = str(e.detail.command) || str(e.detail.path) || str(e.detail.url);
+    if (subject) p.command = cleanText(subject);
+    if (str(e.detail.text)) p.question = cleanText(str(e.detail.text));
   }
   return p;
 }

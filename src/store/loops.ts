@@ -45,6 +45,16 @@ export interface LoopRow {
   compactions?: number | null;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  /** What the loop waits on a person for (a prompt the approval policy leaves to one, a question), or null. */
+  waitingFor: WaitingFor | null;
+}
+
+/** Why a live loop waits on a person (issue 15 item 2); `failed` rows need one too, derived from the row. */
+export interface WaitingFor {
+  reason: 'permission' | 'question' | 'quota' | 'answer_not_taken';
+  /** The prompt or question, printable, one line. */
+  text: string;
+  since: string;
 }
 
 /** Column for each field; the one place the two naming schemes meet. */
@@ -57,7 +67,7 @@ const COLUMNS = {
   checkpoint: 'checkpoint', stopReason: 'stop_reason', backend: 'backend', ownerPid: 'owner_pid',
   ownerHost: 'owner_host', ownerHeartbeatAt: 'owner_heartbeat_at', agentArgv: 'agent_argv', settings: 'settings_json',
   agentPid: 'agent_pid', forced: 'forced', tokens: 'tokens', costUsd: 'cost_usd',
-  compactions: 'compactions', contextTokens: 'context_tokens', contextWindow: 'context_window',
+  compactions: 'compactions', contextTokens: 'context_tokens', contextWindow: 'context_window', waitingFor: 'waiting_for',
 } as const satisfies Record<keyof LoopRow, string>;
 
 type Raw = Record<string, unknown>;
@@ -69,12 +79,14 @@ function fromRaw(r: Raw): LoopRow {
   out.settings = safeJson(r.settings_json, {});
   out.forced = r.forced === 1;
   out.quotaWaitSince = r.quota_wait_since ?? '';
+  out.waitingFor = r.waiting_for ? safeJson(r.waiting_for, null) : null;
   return out as unknown as LoopRow;
 }
 
 function toColumnValue(field: keyof LoopRow, value: unknown): unknown {
   if (field === 'agentArgv' || field === 'settings') return JSON.stringify(value);
   if (field === 'forced') return value ? 1 : 0;
+  if (field === 'waitingFor') return value ? JSON.stringify(value) : '';
   return value;
 }
 

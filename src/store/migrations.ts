@@ -125,4 +125,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_dir, loop_started_at, iteration)
   );
   `,
+  // 6: a loop that waits on a person (issue 15 item 2): why and the question, as JSON; '' none.
+  `
+  ALTER TABLE task_auto ADD COLUMN waiting_for TEXT DEFAULT '';
+  `,
 ];

@@ -21,7 +21,9 @@ import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
 import type { BeatLimits } from './heartbeat.js';
-import { Watchdog } from './watchdog.js';
+import { Watchdog, type ApprovalSetup } from './watchdog.js';
+import { waitingRequest } from './approvals.js';
+import type { ApprovalPolicy } from '../policy/rules.js';
 import { applySignal, endOutcome, limitAfter, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
 import { activeMsNow, anchorActive, type ActiveAnchor, type Clock } from './clock.js';
 
@@ -46,6 +48,8 @@ export interface LoopSettings {
   prices?: Record<string, ModelPrice>;
   /** Context window overrides by model id (src/spend/context.ts). */
   contextWindows?: Record<string, number>;
+  /** The approval policy (src/policy/); absent in rows stored before it: no rules. */
+  approval?: ApprovalPolicy;
 }
 
 /** How often a polling watcher looks (after the inotify watches ran out). */
@@ -93,6 +97,8 @@ export interface LoopSpec {
   limits: BeatLimits;
   /** Where the agent's transcript lives, when its profile has one. */
   transcriptDir?: string | undefined;
+  /** The approval policy for its permission prompts (issue 15); absent: answered as before. */
+  approval?: ApprovalSetup | undefined;
 }
 
 /**
@@ -149,7 +155,8 @@ export class Loop {
       restartAgent: (extraArgs, detail) => this.restartHung(extraArgs, detail),
       later: (ms, fn) => this.later(ms, fn),
       agentState: () => this.agentState(),
-    }, spec.profile, spec.limits, spec.transcriptDir);
+      agentRequest: () => waitingRequest(this.deps.store.agentState.get(this.row.session), this.sessionSince),
+    }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
   }
 
   get taskDir(): string {
@@ -312,6 +319,7 @@ export class Loop {
     if (this.stopping) return;
     const reason = limitAfter(this.row, this.activeMs());
     if (reason) this.requestStop(reason);
+    else if (!this.attachedNow) this.watchdog.promptBeat();
   }
 
   /** Time the loop has worked, less quota waits: on the monotonic clock since this process took it. */

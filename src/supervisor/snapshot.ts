@@ -3,6 +3,7 @@ import type { RunRow } from '../store/runs.js';
 import { activeMs } from './limits.js';
 import type { IterationSpendRow } from '../store/iterationSpend.js';
 import { contextPercent } from '../spend/context.js';
+import { needsYou, type NeedsYou } from '../deck/needsYou.js';
 
 /** One loop as `status --json` and the REST API show it (SPEC 6). */
 export interface LoopStatusJson {
@@ -44,6 +45,8 @@ export interface LoopStatusJson {
   ctxPercent: number | null;
   /** Per iteration, when asked (`--iterations`). */
   perIteration?: IterationJson[];
+  /** Waits on a person (issue 15): why and the prompt or question; null when it does not. */
+  needsYou: NeedsYou | null;
 }
 
 /** One iteration's spend as `status --json` / `history --json` show it with `--iterations`. */
@@ -103,6 +106,7 @@ export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean)
     contextTokens: row.contextTokens ?? null,
     contextWindow: row.contextWindow ?? null,
     ctxPercent: contextPercent(row.contextTokens, row.contextWindow) ?? null,
+    needsYou: needsYou(row) ?? null,
   };
 }
 

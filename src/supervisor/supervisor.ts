@@ -35,7 +35,7 @@ export interface StoredLoopSettings extends LoopSettings {
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
   'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
-  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows'] as const satisfies readonly (keyof LoopSettings)[];
+  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval'] as const satisfies readonly (keyof LoopSettings)[];
 
 /** The per-loop settings present in `source` (a settings object, or what a row stored). */
 function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
@@ -67,6 +67,8 @@ function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cw
 }
 import { DEFAULT_HUNG_LIMITS } from './hung.js';
 import { systemClock, type Clock } from './clock.js';
+import { approvalSetup } from './approvals.js';
+import { EMPTY_POLICY } from '../policy/rules.js';
 
 /** What a new start says of the failed loop it replaces (in its `started` event). */
 export interface ReplacedFailed {
@@ -300,7 +302,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (stored.hooksInjected) env[HOOKS_ENV] = HOOKS_INJECTED;
     else delete env[HOOKS_ENV];
     const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
-    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir }, {
+    const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
+    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir, approval }, {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
       clock: this.clock,

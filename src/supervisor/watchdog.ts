@@ -15,6 +15,11 @@ import { decideBeat, quotaWait, type BeatAction, type BeatLimits, type BeatState
 import { monoOfWall } from './clock.js';
 import { DEFAULT_HUNG_LIMITS, errorBanner, type DecisionSource } from './hung.js';
 import { HungWatch } from './hungWatch.js';
+import { Approvals } from './approvals.js';
+import { screenQuestion, QUOTA_HORIZON_MS } from './needsYouScreen.js';
+import { screenRequest } from '../policy/screenRequest.js';
+import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/rules.js';
+import type { WaitingFor } from '../store/loops.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -39,6 +44,14 @@ export interface WatchdogHost {
   later(ms: number, fn: () => void): void;
   /** The state the agent's own hooks last reported for this run of it, if any (SPEC 9). */
   agentState?(): AgentState | undefined;
+  /** What Claude Code's PermissionRequest hook said the agent asks for, while it waits (issue 15). */
+  agentRequest?(): ApprovalRequest | undefined;
+}
+
+/** The approval policy of a loop and where its project is (issue 15 item 3). */
+export interface ApprovalSetup {
+  policy: ApprovalPolicy;
+  context: PolicyContext;
 }
 
 /** What a hook-reported state means for recovery; absent: the screen decides. */
@@ -83,6 +96,9 @@ const ANSWERABLE: ReadonlySet<Classification['kind']> = new Set(['permission_pro
 
 const STATUS_FILE = join('.working', '.status.json');
 
+/** Early looks (one per loop tick) for a prompt the agent's hook reported but the screen does not show yet. */
+const EARLY_LOOKS = 10;
+
 export interface Look {
   version: number | undefined;
   hash: string;
@@ -92,6 +108,10 @@ export interface Look {
   banner?: string | undefined;
   /** Nothing on the screen at all. */
   blank?: boolean | undefined;
+  /** What a permission prompt on the screen asks for (approval policy). */
+  request?: ApprovalRequest | undefined;
+  /** The question on the screen, when it shows one (printable, one line). */
+  question?: string | undefined;
 }
 
 function sha1(text: string): string {
@@ -118,12 +138,19 @@ export class Watchdog {
   private readonly hungWatch: HungWatch;
   /** A valid signal came in this loop: the agent knew its start command. */
   private sawSignal = false;
+  /** Permission prompts as decisions (issue 15); undefined in tests that predate it. */
+  private readonly approvals: Approvals | undefined;
+  /** The hook-reported request an early look last acted on (or gave up on), and the looks taken for it. */
+  private hookRequestSeen: string | undefined;
+  private earlyKey: string | undefined;
+  private earlyLooks = 0;
 
   constructor(
     private readonly host: WatchdogHost,
     private readonly profile: Profile,
     private readonly limits: BeatLimits,
     private readonly transcriptDir: string | undefined,
+    approval?: ApprovalSetup,
   ) {
     const row = host.row();
     this.state = {
@@ -140,6 +167,52 @@ export class Watchdog {
       agentPid: host.agentPid ? () => host.agentPid!() : undefined,
       restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
     }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
+    if (approval) {
+      this.approvals = new Approvals({
+        now: () => host.now(),
+        wall: () => this.wall(),
+        event: (kind, detail) => host.event(kind, detail),
+        sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+        typeLine: (text) => { const session = host.session(); if (session) this.sendKeys(session, [text, '\r']); },
+        setWaiting: (w) => this.setWaiting(w),
+      }, profile.name, approval.policy, approval.context, Math.max(1, limits.stallThreshold));
+    }
+  }
+
+  /** Marks what the loop waits on a person for; a change is written at once. */
+  private setWaiting(w: WaitingFor | null): void {
+    const was = this.host.row().waitingFor ?? null;
+    if (was === null && w === null) return;
+    if (was && w && was.reason === w.reason && was.text === w.text) return;
+    this.host.patch({ waitingFor: w });
+  }
+
+  /**
+   * Permission prompts and questions before the stall logic (issue 15): true when this
+   * beat was a decision (progress, not a stall).
+   */
+  private decideFirst(look: Look, hash: string, now: number): boolean {
+    const kind = look.classification.kind;
+    if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
+      const text = look.question ?? 'a question';
+      this.setWaiting({ reason: 'question', text, since: new Date(this.wall()).toISOString() });
+      this.host.event('needs_you', { reason: 'question', text });
+    } else if (kind !== 'question' && this.host.row().waitingFor?.reason === 'question') {
+      this.setWaiting(null);
+    }
+    const approvals = this.approvals;
+    if (!approvals) return false;
+    const handled = kind === 'permission_prompt'
+      ? approvals.onPrompt({
+        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer,
+        hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
+      })
+      : approvals.onOther(kind);
+    if (!handled) return false;
+    const before = this.state;
+    this.state = { ...this.state, stallCount: 0, lastCaptureHash: hash, lastProgressAt: now };
+    this.persist(before, { type: 'none' }, kind);
+    return true;
   }
 
   get inQuotaWait(): boolean {
@@ -180,6 +253,39 @@ export class Watchdog {
     return `${currentIdentity(join(this.host.taskDir, SIGNAL_FILE))}|${currentIdentity(join(this.host.taskDir, STATUS_FILE))}`;
   }
 
+  /**
+   * An early look between heartbeats (the loop's tick asks), when the agent's own hook
+   * reports a permission request or a refusal waits to be told: a prompt already on screen
+   * is decided now, an idle agent told now, not a heartbeat later. Nothing else is looked
+   * at, so no stall is counted.
+   */
+  promptBeat(): void {
+    if (!this.approvals) return;
+    // a refusal to tell: at the first idle screen, not a heartbeat later
+    if (this.approvals.telling) {
+      const session = this.host.session();
+      const look = session && !session.exited ? this.look(session) : undefined;
+      if (look?.classification.kind === 'idle') this.decideFirst(look, look.hash, this.host.now());
+      return;
+    }
+    const request = this.host.agentRequest?.();
+    if (!request) return;
+    const key = JSON.stringify(request);
+    if (key === this.hookRequestSeen) return;
+    const session = this.host.session();
+    if (!session || session.exited) return;
+    const look = this.look(session);
+    // not drawn yet: the next ticks look again, a few times (a capture each, under tmux), then the heartbeat decides
+    if (look.classification.kind !== 'permission_prompt') {
+      this.earlyLooks = key === this.earlyKey ? this.earlyLooks + 1 : 1;
+      this.earlyKey = key;
+      if (this.earlyLooks >= EARLY_LOOKS) this.hookRequestSeen = key;
+      return;
+    }
+    this.hookRequestSeen = key;
+    this.decideFirst(look, look.hash, this.host.now());
+  }
+
   /** One heartbeat; returns the hash of the screen for the loop's own use. */
   beat(): void {
     const session = this.host.session();
@@ -188,9 +294,11 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const seen = withHookState(this.look(session), this.host.agentState?.(), this.profile);
+    const look = this.look(session);
+    const seen = withHookState(look, this.host.agentState?.(), this.profile);
     const { hash, answer, source } = seen;
     const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
+    if (this.decideFirst(look, hash, now)) return;
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -236,6 +344,8 @@ export class Watchdog {
     this.lastLook = {
       version, hash: sha1(this.profile.hashedLines(lines).join('\n')), classification,
       answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
+      request: classification.kind === 'permission_prompt' ? screenRequest(this.profile.name, lines) : undefined,
+      question: classification.kind === 'question' ? screenQuestion(lines) : undefined,
     };
     return this.lastLook;
   }
@@ -323,7 +433,14 @@ export class Watchdog {
   }
 
   private enterQuota(wait: QuotaWait, keys: string[] | undefined, session: Session): void {
-    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(wait.sinceWall ?? this.wallOf(wait.since)).toISOString() });
+    const sinceWall = wait.sinceWall ?? this.wallOf(wait.since);
+    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(sinceWall).toISOString() });
+    // a reset beyond the horizon (or none known): a person may want to know
+    if (wait.resetAt === undefined || wait.resetAt - sinceWall > QUOTA_HORIZON_MS) {
+      const until = wait.resetAt === undefined ? 'no reset time given' : `until ${new Date(wait.resetAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+      const line = wait.line.replace(/^[^\p{L}\p{N}]+/u, '') || 'a usage limit'; // without the screen's `⎿`
+      this.setWaiting({ reason: 'quota', text: `${line} (${until})`.slice(0, 200), since: new Date(sinceWall).toISOString() });
+    }
     this.host.event('quota_wait', {
       message: wait.line, resetAt: wait.resetAt ? new Date(wait.resetAt).toISOString() : null,
       nextProbeAt: new Date(this.wallOf(wait.nextProbeAt)).toISOString(), answeredMenu: keys ? showKeys(keys) : null,
@@ -337,6 +454,7 @@ export class Watchdog {
     const stored = row.quotaWaitSince ? Date.parse(row.quotaWaitSince) : NaN;
     const waited = wait ? Math.max(0, this.host.now() - wait.since) : Number.isFinite(stored) ? Math.max(0, this.wall() - stored) : 0;
     this.host.patch({ status: 'running', quotaWaitSince: '', quotaWaitMs: row.quotaWaitMs + waited });
+    if (row.waitingFor?.reason === 'quota') this.setWaiting(null);
     this.host.event('quota_resume', { why, waitedMs: waited });
     if (typeInto) this.typeContinuation(typeInto);
   }

@@ -80,12 +80,17 @@ describe.skipIf(!install.bin)(title, () => {
     expect(eventsOf(ws.db, dir, 'hook_block')).toEqual([]);
     expect(eventsOf(ws.db, dir, 'started')[0]!.detail).toMatchObject({ mode: 'signal', hooksInjected: true });
 
-    // The turn that ended mid-loop was continued, and the work's Write was answered: the one
-    // prompt of the run. The protocol's own reads, writes and the rename never asked. (On a
-    // loaded machine Claude Code may take longer than two quick beats to take the continuation
-    // in, so the idle turn may be continued twice.)
+    // The turn that ended mid-loop was continued, and the work's Write was answered by the
+    // approval policy (no rule names it: Yes, at once, no recovery spent): the one prompt of
+    // the run. The protocol's own reads, writes and the rename never asked. (On a loaded
+    // machine Claude Code may take longer than two quick beats to take the continuation in,
+    // so the idle turn may be continued twice.)
     const recoveries = eventsOf(ws.db, dir, 'recovery').map((e) => e.detail);
-    expect(recoveries.filter((d) => d.kind === 'permission_prompt')).toHaveLength(1);
+    const approvals = eventsOf(ws.db, dir, 'approval').map((e) => e.detail);
+    expect(approvals).toEqual([expect.objectContaining({ decision: 'allow', rule: 'default', tool: 'Write' })]);
+    // the path as Claude Code's hook gave it (absolute) or as its dialog shows it (relative to the cwd)
+    expect(join(ws.dir, String(approvals[0]!.path)).endsWith(join('AiTasks', 'first-task', 'notes.md'))).toBe(true);
+    expect(recoveries.filter((d) => d.kind === 'permission_prompt')).toHaveLength(0);
     expect(recoveries.filter((d) => d.kind === 'idle').length).toBeGreaterThanOrEqual(1);
     expect(recoveries.filter((d) => d.kind !== 'idle' && d.kind !== 'permission_prompt')).toEqual([]);
     // the agent's own word decided (its state hooks, injected through --settings)

@@ -58,8 +58,9 @@ describe.skipIf(!install.bin)(title, () => {
     const recoveries = eventsOf(ws.db, dir, 'recovery').map((e) => e.detail);
     // the idle turn: the continuation message started the work
     expect(recoveries[0]).toMatchObject({ kind: 'idle', keys: 'continuation message + Enter' });
-    // the permission prompt for the file-writing command: Enter on the highlighted Yes
-    expect(recoveries).toContainEqual(expect.objectContaining({ kind: 'permission_prompt', keys: '\\r' }));
+    // the permission prompt for the file-writing command: the approval policy's default, Enter on the highlighted Yes at once
+    expect(eventsOf(ws.db, dir, 'approval').map((e) => e.detail)).toContainEqual(expect.objectContaining({ decision: 'allow', rule: 'default', tool: 'Bash', keys: '\\r' }));
+    expect(recoveries.filter((d) => d.kind === 'permission_prompt')).toEqual([]);
     expect(eventsOf(ws.db, dir, 'agent_exit').map((e) => e.detail)).toContainEqual(expect.objectContaining({ action: 'exit command', keys: '/exit' }));
     expect(eventsOf(ws.db, dir, 'agent_exit').at(-1)!.detail).toMatchObject({ exitCode: 0 });
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete', forced: 0 });

@@ -14,7 +14,7 @@ export function loopRow(taskDir: string, patch: Partial<LoopRow> = {}): LoopRow 
     session: `auto-${name}-000001`, taskDir, taskName: name, root: '/ws/AiTasks', status: 'running', maxIterations: 20, timeoutMinutes: 30,
     iteration: 3, recoveryStep: 0, recoveryTotal: 0, lastCaptureHash: '', stallCount: 0, quotaWaitSince: '', startedAt: new Date(Date.now() - 65_000).toISOString(),
     lastSignalAt: new Date(Date.now() - 4000).toISOString(), restartCount: 0, restartsTotal: 0, quotaWaitMs: 0, step: 'check', result: 'PASS', next: 'exec',
-    checkpoint: '', stopReason: '', backend: 'pty', ownerPid: 1, ownerHost: 'here', ownerHeartbeatAt: null, agentArgv: [], settings: {}, agentPid: 2, forced: false, tokens: null, costUsd: null,
+    checkpoint: '', stopReason: '', backend: 'pty', ownerPid: 1, ownerHost: 'here', ownerHeartbeatAt: null, agentArgv: [], settings: {}, agentPid: 2, forced: false, tokens: null, costUsd: null, waitingFor: null,
     ...patch,
   };
 }
