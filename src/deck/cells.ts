@@ -157,3 +157,25 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
     lastSignal: loop.lastSignalAt ? shortAge(now - Date.parse(loop.lastSignalAt)) : '-',
   };
 }
+
+/** Everything a row shows at `now`, as one string: two rows that draw alike give the same. */
+export function visibleText(row: DeckRow, now: number, limits: CellLimits): string {
+  const c = rowCells(row, now, limits);
+  // Bars move in eighths of a cell: compared as drawn at the widest bar, not as raw fractions.
+  const fillText = (f: number | undefined): string => (f === undefined ? '' : String(Math.round(f * 64)));
+  // The times cells count from are compared as they are: cells equal now but apart later would go stale.
+  const l = row.loop;
+  const bases = l ? [l.startedAt, l.quotaWaitMs, l.quotaWaitSince, l.lastSignalAt] : [row.lastRun?.endedAt];
+  return [row.key, ...bases, row.quotaUntil, c.name, c.elsewhere, c.state.glyph, c.state.word, c.state.tone, c.state.loud, c.iteration, c.step, c.elapsed, c.paused,
+    c.stalls, c.recoveries, c.lastSignal, fillText(c.iterationFill), fillText(c.elapsedFill)].join('\u0000');
+}
+
+/**
+ * Whether two lists of rows look the same at `now`: the same rows in the same order, every
+ * cell's text alike. A heartbeat moves fields no cell shows (capture hashes, lease times,
+ * a stall count reset to what it was): the dashboard keeps the rows it has and draws nothing.
+ */
+export function sameVisibleRows(a: readonly DeckRow[], b: readonly DeckRow[], now: number, limits: CellLimits): boolean {
+  if (a === b) return true;
+  return a.length === b.length && a.every((r, i) => r === b[i] || visibleText(r, now, limits) === visibleText(b[i]!, now, limits));
+}
