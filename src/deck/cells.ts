@@ -158,16 +158,20 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
   };
 }
 
-/** Everything a row shows at `now`, as one string: two rows that draw alike give the same. */
+/**
+ * Everything a row shows at `now`, as one string: two rows that draw alike give the same.
+ * Every field of RowCells counts, so a column added there is compared too.
+ */
 export function visibleText(row: DeckRow, now: number, limits: CellLimits): string {
-  const c = rowCells(row, now, limits);
-  // Bars move in eighths of a cell: compared as drawn at the widest bar, not as raw fractions.
-  const fillText = (f: number | undefined): string => (f === undefined ? '' : String(Math.round(f * 64)));
+  // Bars move in eighths of a cell: fills compared as drawn at the widest bar, not as raw fractions.
+  const cells = Object.entries(rowCells(row, now, limits)).map(([k, v]) => {
+    if (k.endsWith('Fill')) return v === undefined ? '' : String(Math.round(Number(v) * 64));
+    return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+  });
   // The times cells count from are compared as they are: cells equal now but apart later would go stale.
   const l = row.loop;
   const bases = l ? [l.startedAt, l.quotaWaitMs, l.quotaWaitSince, l.lastSignalAt] : [row.lastRun?.endedAt];
-  return [row.key, ...bases, row.quotaUntil, c.name, c.elsewhere, c.state.glyph, c.state.word, c.state.tone, c.state.loud, c.iteration, c.step, c.elapsed, c.paused,
-    c.stalls, c.recoveries, c.lastSignal, fillText(c.iterationFill), fillText(c.elapsedFill)].join('\u0000');
+  return [row.key, row.quotaUntil, ...bases, ...cells].join('\u0000');
 }
 
 /**
