@@ -13,7 +13,7 @@ import { EventLog } from './EventLog.js';
 import { Header } from './Header.js';
 import { RunHistory } from './RunHistory.js';
 import { FilterBar } from './FilterBar.js';
-import { useModel, useDeck } from './hooks/useModel.js';
+import { useModel, useVisibleRows } from './hooks/useModel.js';
 import { useWindowSize } from './hooks/useWindowSize.js';
 import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type Overlay, type UiState } from './state.js';
 import type { DeckRow } from '../src/deck/deck.js';
@@ -40,7 +40,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   const theme = useTheme();
   const { columns: width, rows: height } = useWindowSize();
   const [ui, dispatch] = useReducer(uiReducer, initial ?? INITIAL_UI);
-  const allRows = useDeck((s) => s.rows);
+  const allRows = useVisibleRows(model.settings);
   const rows = filterRows(allRows, ui.filter);
   const followed = useRef<string | undefined>(undefined);
   if (follow && ui.selectedKey === undefined) followed.current = interestingKey(rows, followed.current);

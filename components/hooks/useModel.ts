@@ -1,6 +1,7 @@
-import { createContext, useContext, useSyncExternalStore } from 'react';
+import { createContext, useContext, useRef, useSyncExternalStore } from 'react';
 import type { DashboardModel } from '../../src/deck/model.js';
-import type { DeckSnapshot } from '../../src/deck/deck.js';
+import type { DeckRow, DeckSnapshot } from '../../src/deck/deck.js';
+import { sameVisibleRows, type CellLimits } from '../../src/deck/cells.js';
 
 export const ModelContext = createContext<DashboardModel | undefined>(undefined);
 
@@ -18,4 +19,22 @@ export function useModel(): DashboardModel {
 export function useDeck<T>(selector: (snapshot: DeckSnapshot) => T): T {
   const model = useModel();
   return useSyncExternalStore(model.subscribe, () => selector(model.getSnapshot()));
+}
+
+/**
+ * The deck's rows, kept as they were while a change moved nothing a cell shows: heartbeat
+ * bookkeeping (capture hashes, lease times, a spend figure no column shows) causes no
+ * render. Compared at the time of the look, so a change the clock would show is taken.
+ */
+export function useVisibleRows(limits: CellLimits, now: () => number = Date.now): readonly DeckRow[] {
+  const model = useModel();
+  const shown = useRef<readonly DeckRow[] | undefined>(undefined);
+  const read = (): readonly DeckRow[] => {
+    const next = model.getSnapshot().rows;
+    const last = shown.current;
+    if (last !== undefined && sameVisibleRows(last, next, now(), limits)) return last;
+    shown.current = next;
+    return next;
+  };
+  return useSyncExternalStore(model.subscribe, read);
 }

@@ -1,5 +1,6 @@
 import type { CommandContext } from './context.js';
 import type { Store } from '../store/index.js';
+import { pragma } from '../store/statements.js';
 import { defaultDbPath } from '../paths.js';
 import { HOOKS_ENV, HOOKS_INJECTED } from '../agents/claudeSettings.js';
 
@@ -86,7 +87,7 @@ export async function runHook(io: HookIo): Promise<number> {
 async function openStore(io: HookIo): Promise<Store> {
   const { Store } = await import('../store/index.js');
   const store = Store.open(io.env.AUTODECK_DB || io.dbPath());
-  store.db.pragma(`busy_timeout = ${HOOK_BUSY_TIMEOUT_MS}`);
+  pragma(store.db, `busy_timeout = ${HOOK_BUSY_TIMEOUT_MS}`);
   return store;
 }
 

@@ -182,3 +182,29 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
     lastSignal: loop.lastSignalAt ? shortAge(now - Date.parse(loop.lastSignalAt)) : '-',
   };
 }
+
+/**
+ * Everything a row shows at `now`, as one string: two rows that draw alike give the same.
+ * Every field of RowCells counts, so a column added there is compared too.
+ */
+export function visibleText(row: DeckRow, now: number, limits: CellLimits): string {
+  // Bars move in eighths of a cell: fills compared as drawn at the widest bar, not as raw fractions.
+  const cells = Object.entries(rowCells(row, now, limits)).map(([k, v]) => {
+    if (k.endsWith('Fill')) return v === undefined ? '' : String(Math.round(Number(v) * 64));
+    return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+  });
+  // The times cells count from are compared as they are: cells equal now but apart later would go stale.
+  const l = row.loop;
+  const bases = l ? [l.startedAt, l.quotaWaitMs, l.quotaWaitSince, l.lastSignalAt] : [row.lastRun?.endedAt];
+  return [row.key, row.quotaUntil, ...bases, ...cells].join('\u0000');
+}
+
+/**
+ * Whether two lists of rows look the same at `now`: the same rows in the same order, every
+ * cell's text alike. A heartbeat moves fields no cell shows (capture hashes, lease times,
+ * a stall count reset to what it was): the dashboard keeps the rows it has and draws nothing.
+ */
+export function sameVisibleRows(a: readonly DeckRow[], b: readonly DeckRow[], now: number, limits: CellLimits): boolean {
+  if (a === b) return true;
+  return a.length === b.length && a.every((r, i) => r === b[i] || visibleText(r, now, limits) === visibleText(b[i]!, now, limits));
+}

@@ -123,10 +123,22 @@ export function tableOverflows(columns: readonly Column[], width: number): boole
  */
 export function fitCell(text: string, width: number): string {
   const cut = cutCell(text, width);
-  return cut + ' '.repeat(Math.max(0, width - stringWidth(cut)));
+  return cut + ' '.repeat(Math.max(0, width - cellWidth(cut)));
+}
+
+// Most cells are printable ASCII and the table's own glyphs (state marks, bar blocks), each
+// one column and one UTF-16 unit: measured and cut by length, skipping the Unicode tables
+// (every cell of every row is cut on each clock tick, to see whether its row changed).
+export const NARROW = /^[\x20-\x7e\u00b7\u2016\u2026\u203a\u2197\u2500-\u259f\u25a0\u25b6\u25cb\u2713\u2717]*$/;
+
+/** Terminal columns `text` takes. */
+export function cellWidth(text: string): number {
+  return NARROW.test(text) ? text.length : stringWidth(text);
 }
 
 /** `text` cut with an ellipsis to fit a column of `width`, leaving its last column as the gap. */
 export function cutCell(text: string, width: number): string {
-  return width <= 1 ? '' : cliTruncate(text, width - 1);
+  if (width <= 1) return '';
+  if (!NARROW.test(text)) return cliTruncate(text, width - 1);
+  return text.length <= width - 1 ? text : `${text.slice(0, width - 2)}…`;
 }

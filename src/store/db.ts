@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS } from './migrations.js';
+import { pragma } from './statements.js';
 
 export type Db = Database.Database;
 
@@ -12,27 +13,27 @@ export const BUSY_TIMEOUT_MS = 5000;
 export function openDb(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
+  pragma(db, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  pragma(db, 'journal_mode = WAL');
   // WAL + NORMAL: durable across a process crash, one fsync per checkpoint instead of per commit.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
+  pragma(db, 'synchronous = NORMAL');
+  pragma(db, 'foreign_keys = ON');
   migrate(db);
   return db;
 }
 
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = pragma(db, 'user_version') as number;
   if (current > MIGRATIONS.length) {
     throw new Error(`the database was written by a newer autodeck (schema ${current}, this one knows ${MIGRATIONS.length})`);
   }
   for (let v = current; v < MIGRATIONS.length; v++) {
     // IMMEDIATE: two processes opening a fresh file at once must not both migrate.
     db.transaction(() => {
-      const now = db.pragma('user_version', { simple: true }) as number;
+      const now = pragma(db, 'user_version') as number;
       if (now !== v) return; // another process got there first
       db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
+      pragma(db, `user_version = ${v + 1}`);
     }).immediate();
   }
 }
@@ -48,13 +49,13 @@ export function isBusyError(err: unknown): boolean {
 
 /** Runs `fn` with another busy timeout on this connection, then puts the old one back. */
 export function withBusyTimeout<T>(db: Db, ms: number, fn: () => T): T {
-  const before = db.pragma('busy_timeout', { simple: true }) as number;
+  const before = pragma(db, 'busy_timeout') as number;
   if (before === ms) return fn();
-  db.pragma(`busy_timeout = ${ms}`);
+  pragma(db, `busy_timeout = ${ms}`);
   try {
     return fn();
   } finally {
-    db.pragma(`busy_timeout = ${before}`);
+    pragma(db, `busy_timeout = ${before}`);
   }
 }
 

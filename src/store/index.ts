@@ -1,4 +1,5 @@
 import { openDb, type Db } from './db.js';
+import { pragma } from './statements.js';
 import { LoopStore } from './loops.js';
 import { RunStore } from './runs.js';
 import { EventStore } from './events.js';
@@ -33,7 +34,7 @@ export class Store {
    * commits; this connection's own writes leave it alone. Polling it costs no table read.
    */
   dataVersion(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+    return pragma(this.db, 'data_version') as number;
   }
 
   /** Runs `fn` in one transaction: a batch of updates costs one commit. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
+import { statement } from './statements.js';
 
 export const LOOP_STATUSES = ['starting', 'running', 'stalled', 'quota_wait', 'stopping', 'suspended', 'failed'] as const;
 export type LoopStatus = (typeof LOOP_STATUSES)[number];
@@ -128,7 +129,7 @@ export class LoopStore {
     const sql = `INSERT INTO task_auto (${fields.map((f) => COLUMNS[f]).join(', ')}) VALUES (${fields.map(() => '?').join(', ')})`;
     this.db.transaction(() => {
       this.delFailed.run(loop.taskDir, loop.session);
-      this.db.prepare(sql).run(...fields.map((f) => toColumnValue(f, row[f])));
+      statement(this.db, sql).run(...fields.map((f) => toColumnValue(f, row[f])));
     }).immediate();
     return this.get(loop.session)!;
   }
@@ -171,7 +172,7 @@ export class LoopStore {
    * recorded: of two processes adopting one orphan, exactly one succeeds.
    */
   claim(row: Pick<LoopRow, 'session' | 'ownerPid' | 'ownerHost'>, owner: Pick<LoopRow, 'ownerPid' | 'ownerHost' | 'ownerHeartbeatAt'>): boolean {
-    const info = this.db.prepare(`UPDATE task_auto SET owner_pid = ?, owner_host = ?, owner_heartbeat_at = ?
+    const info = statement(this.db, `UPDATE task_auto SET owner_pid = ?, owner_host = ?, owner_heartbeat_at = ?
       WHERE session_name = ? AND owner_pid IS ? AND owner_host IS ?`)
       .run(owner.ownerPid, owner.ownerHost, owner.ownerHeartbeatAt, row.session, row.ownerPid, row.ownerHost);
     return info.changes === 1;

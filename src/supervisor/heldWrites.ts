@@ -2,6 +2,7 @@ import { BUSY_TIMEOUT_MS, isDiskFullError } from '../store/db.js';
 import type { LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { Clock } from './clock.js';
+import { pragma } from '../store/statements.js';
 
 /** Events kept in memory while the database takes no writes, at most. */
 export const MAX_HELD_EVENTS = 10_000;
@@ -61,8 +62,8 @@ export class HeldWrites {
    */
   save(): void {
     if (this.since !== undefined) {
-      const version = this.store.db.pragma('user_version', { simple: true }) as number;
-      this.store.db.pragma(`user_version = ${version}`);
+      const version = pragma(this.store.db, 'user_version') as number;
+      pragma(this.store.db, `user_version = ${version}`);
     }
     if (this.events.length === 0) return;
     this.store.tx(() => {

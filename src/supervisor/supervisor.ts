@@ -7,6 +7,7 @@ import { removeIfPresent } from '../protocol/atomic.js';
 import { resolveModule, startRefusal } from '../protocol/modules.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
 import { STOP_FILE, type StopReason } from '../protocol/stopFile.js';
+import { pragma } from '../store/statements.js';
 import { spawnPtySession } from '../sessions/pty.js';
 import { attachTmuxSession, tmuxFactory } from '../sessions/tmux.js';
 import { tmuxSessionName } from '../sessions/tmuxCommand.js';
@@ -184,7 +185,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.pid = opts.pid ?? process.pid;
     this.env = opts.env ?? process.env;
     this.held = new HeldWrites(this.store, this.clock);
-    this.store.db.pragma(`busy_timeout = ${SUPERVISOR_BUSY_MS}`);
+    pragma(this.store.db, `busy_timeout = ${SUPERVISOR_BUSY_MS}`);
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
 

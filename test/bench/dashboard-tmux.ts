@@ -24,25 +24,35 @@ export function tmuxUsable(): { ok: true; version: string } | { ok: false; why: 
  * of it.
  */
 export class TmuxDashboard {
-  readonly socket = `autodeck-deckbench-${process.pid}`;
+  readonly socket: string;
   readonly startedAt: number;
   readonly pid: number;
   /** The server's socket file: tmux leaves it behind when its server ends. */
   private readonly socketPath: string;
   private killed = false;
 
-  constructor(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; confDir: string }) {
+  /** `cols`/`rows`: the pane's size (default the emulator's 120x40); `tag` tells two servers of one bench apart. */
+  constructor(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; confDir: string; cols?: number; rows?: number; tag?: string }) {
+    this.socket = `autodeck-deckbench-${process.pid}${opts.tag ? `-${opts.tag}` : ''}`;
     this.socketPath = join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, this.socket);
     const conf = join(opts.confDir, 'tmux.conf');
     writeFileSync(conf, 'set -g default-terminal "tmux-256color"\nset -g status off\nset -g remain-on-exit off\n');
     this.startedAt = performance.now();
-    execFileSync('tmux', ['-L', this.socket, '-f', conf, 'new-session', '-d', '-s', 'deck', '-x', String(COLS), '-y', String(ROWS), '-c', opts.cwd, '--', file, ...args],
+    execFileSync('tmux', ['-L', this.socket, '-f', conf, 'new-session', '-d', '-s', 'deck', '-x', String(opts.cols ?? COLS), '-y', String(opts.rows ?? ROWS), '-c', opts.cwd, '--', file, ...args],
       { env: opts.env, stdio: ['ignore', 'ignore', 'pipe'] });
     this.pid = Number(this.tmux(['display-message', '-p', '-t', 'deck', '#{pane_pid}']).trim());
   }
 
   private tmux(args: string[]): string {
     return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  }
+
+  /**
+   * Copies every byte the program writes to its pane into the file named by the
+   * environment variable `fileVar` (of the server's environment: no path in the command).
+   */
+  pipeTo(fileVar: string): void {
+    this.tmux(['pipe-pane', '-o', '-t', 'deck', `exec cat >> "$${fileVar}"`]);
   }
 
   get hasExited(): boolean {

@@ -8,6 +8,8 @@ export interface LoopState {
   iteration: number;
   agentPid: number | null;
   restarts: number;
+  /** ISO time of the last signal, or null. */
+  lastSignalAt: string | null;
 }
 
 /**
@@ -28,7 +30,7 @@ export class LoopRows {
       this.reader ??= new Database(this.db, { readonly: true, fileMustExist: true, timeout: 5000 });
       try {
         this.query = this.reader.prepare(
-          'SELECT task_dir AS taskDir, status, iteration_count AS iteration, agent_pid AS agentPid, restart_count AS restarts FROM task_auto');
+          'SELECT task_dir AS taskDir, status, iteration_count AS iteration, agent_pid AS agentPid, restart_count AS restarts, last_signal_at AS lastSignalAt FROM task_auto');
       } catch (err) {
         if (/no such table/.test(String(err))) return [];
         throw err;

@@ -8,8 +8,8 @@ import { LoopRows, type LoopState } from './loopRows.js';
 export type { LoopState } from './loopRows.js';
 import { alive } from './proc.js';
 
-/** This checkout's CLI (the bench runs from dist/test/bench/). */
-export const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
+/** This checkout's CLI (the bench runs from dist/test/bench/); BENCH_AUTODECK_BIN: another build's, to compare. */
+export const BIN = process.env.BENCH_AUTODECK_BIN || fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
 const SIM_AGENT = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} sim {taskDir}`;
 
 /** The simulated agent sits idle this long before its first step: it never writes a signal of its own. */

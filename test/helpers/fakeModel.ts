@@ -44,6 +44,10 @@ export class FakeScreen implements ScreenSource {
     this.e.emit('change');
   }
   getSnapshot = (): readonly string[] => this.lines;
+  /** How many watch this screen now (the detail pane, while it is shown). */
+  get watchers(): number {
+    return this.e.listenerCount('change');
+  }
   subscribe = (l: () => void): (() => void) => {
     this.e.on('change', l);
     return () => this.e.off('change', l);

@@ -1,0 +1,248 @@
+/**
+ * The dashboard at rest, as issue 12 measured it: twenty loops of a slow simulated agent
+ * (a step every 20 s), heartbeat 10 s, the dashboard in tmux at 160x50 (private server,
+ * no user config). Printed in one run:
+ *
+ *   1. first frame: `tmux new-session` to the table header on `capture-pane`, against
+ *      ccmanager 3.0.0 started the same way (a git repository, a throwaway HOME);
+ *   2. the dashboard process's CPU (% of one core) and resident memory with the 20 loops;
+ *   3. bytes it writes to its pane per second (tmux `pipe-pane`): in the seconds in which
+ *      no loop signalled (only the clocks tick), and over the whole window.
+ *
+ * The loops are started through the dashboard's own REST API (`--api-port`), so they run
+ * in the dashboard process, as when started with the keys. ccmanager is installed once
+ * into node_modules/.cache/ccmanager-3.0.0 (npm, `allowScripts` naming node-pty).
+ *
+ * Not part of `npm test`: `npm run bench:dashboard` (with the load bench after it), or
+ * `npm run build && node dist/test/bench/dashboard-idle.js`. Environment:
+ * BENCH_IDLE_SECONDS (window, default 60), BENCH_IDLE_SETTLE_SECONDS (default 20),
+ * BENCH_IDLE_LAUNCHES (first frames of each program, default 5), BENCH_IDLE_CCMANAGER=0 skips ccmanager.
+ * Exit 0 every target met, 1 a target missed, 2 the bench failed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { envNumber, machine, progress, sleep, table, verdict } from './report.js';
+import { clockTicksPerSecond, cpuTicks, memoryKiB } from './proc.js';
+import { median } from './stats.js';
+import { DeckWorkspace } from './dashboard-workspace.js';
+import { TmuxDashboard, tmuxUsable } from './dashboard-tmux.js';
+
+const LOOPS = 20;
+const COLS = 160;
+const ROWS = 50;
+const STEP_SECONDS = 20;
+const HEARTBEAT_SECONDS = 10;
+const CPU_PERCENT = 1;
+const BYTES_PER_SECOND = 1000;
+const RSS_MB = 100;
+const FIRST_FRAME_MS = 300;
+const CCMANAGER_RATIO = 0.35;
+const CCMANAGER = '3.0.0';
+const HEADER = /^\s*MODULE\s+STATE\s+ITER/;
+const PIPE_VAR = 'BENCH_PIPE_FILE';
+
+const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url));
+const live = new Set<{ kill(): void }>();
+const spaces = new Set<DeckWorkspace>();
+
+function cleanup(): void {
+  for (const v of live) v.kill();
+  live.clear();
+  for (const ws of spaces) {
+    try {
+      ws.rows();
+    } catch { /* no database yet */ }
+    ws.killAgents();
+    ws.remove();
+  }
+  spaces.clear();
+}
+
+/** ccmanager 3.0.0's entry point, installed once under node_modules/.cache. */
+function ccmanagerCli(): string {
+  const dir = join(CHECKOUT, 'node_modules', '.cache', `ccmanager-${CCMANAGER}`);
+  const cli = join(dir, 'node_modules', 'ccmanager', 'dist', 'cli.js');
+  if (existsSync(cli)) return cli;
+  progress(`installing ccmanager@${CCMANAGER} into ${dir}`);
+  mkdirSync(dir, { recursive: true });
+  // npm 11 runs an install script only when allowScripts names the package: node-pty builds.
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'ccmanager-bench', private: true, allowScripts: { 'node-pty': true } }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `ccmanager@${CCMANAGER}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  return cli;
+}
+
+async function waitScreen(view: TmuxDashboard, test: (lines: string[]) => boolean, ms: number, what: string): Promise<number> {
+  return (await view.waitFor(() => (test(view.screen()) ? true : undefined), ms, what)).at;
+}
+
+/** One launch in a fresh tmux server at 160x50: ms from new-session to `ready` on screen. */
+async function launch(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; confDir: string }, ready: (l: string[]) => boolean, tag: string): Promise<number> {
+  const view = new TmuxDashboard(file, args, { ...opts, cols: COLS, rows: ROWS, tag });
+  live.add(view);
+  try {
+    return (await waitScreen(view, ready, 20_000, `the first frame of ${tag}`)) - view.startedAt;
+  } finally {
+    view.kill();
+    live.delete(view);
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startLoops(ws: DeckWorkspace, port: number): Promise<void> {
+  const tokenFile = join(ws.dir, 'state', 'autodeck', 'api-token');
+  for (let i = 0; !existsSync(tokenFile); i++) {
+    if (i > 200) throw new Error('the dashboard made no API token');
+    await sleep(50);
+  }
+  const token = readFileSync(tokenFile, 'utf8').trim();
+  for (const taskDir of ws.modules) {
+    const res = await fetch(`http://127.0.0.1:${port}/api/sessions/auto/task-auto`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ taskDir, maxIterations: 1000, timeoutMinutes: 1440 }),
+    });
+    if (res.status !== 201) throw new Error(`starting ${taskDir}: HTTP ${res.status} ${await res.text()}`);
+  }
+}
+
+interface Sample {
+  at: number;
+  bytes: number;
+  ticks: number;
+  rssKiB: number;
+  signals: number[];
+}
+
+async function main(): Promise<number> {
+  const tmux = tmuxUsable();
+  if (!tmux.ok) throw new Error(`this bench needs tmux: ${tmux.why}`);
+  const seconds = Math.round(envNumber('BENCH_IDLE_SECONDS', 60, 10));
+  const settle = envNumber('BENCH_IDLE_SETTLE_SECONDS', 20, 0);
+  const launches = Math.round(envNumber('BENCH_IDLE_LAUNCHES', 5, 1));
+  const withCcm = process.env.BENCH_IDLE_CCMANAGER !== '0';
+  const ws = new DeckWorkspace(LOOPS, 'sim', STEP_SECONDS);
+  spaces.add(ws);
+  const base = { cwd: ws.dir, env: ws.env(), confDir: ws.dir };
+
+  // ---- first frames, the two programs alternating ----
+  const ccm = withCcm ? ccmanagerCli() : undefined;
+  const ccmDir = mkdtempSync(join(tmpdir(), 'autodeck-ccmbench-'));
+  const ccmEnv: NodeJS.ProcessEnv = { ...process.env, HOME: ccmDir, XDG_CONFIG_HOME: join(ccmDir, 'config') };
+  delete ccmEnv.TMUX;
+  const repo = join(ccmDir, 'repo');
+  mkdirSync(repo);
+  const git = (args: string[]): void => void execFileSync('git', args, { cwd: repo, env: ccmEnv, stdio: 'ignore' });
+  git(['init', '-q']);
+  git(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'init']);
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  try {
+    for (let i = 0; i < launches; i++) {
+      progress(`first frame ${i + 1}/${launches}`);
+      ours.push(await launch(process.execPath, ws.dashboardArgs(), base, (l) => l.some((x) => HEADER.test(x)), 'autodeck'));
+      if (ccm) theirs.push(await launch(process.execPath, [ccm], { cwd: repo, env: ccmEnv, confDir: ccmDir }, (l) => l.some((x) => x.includes('CCManager')), 'ccmanager'));
+    }
+  } finally {
+    rmSync(ccmDir, { recursive: true, force: true });
+  }
+
+  // ---- twenty slow loops, started through the dashboard's API ----
+  const port = await freePort();
+  const pipeFile = join(ws.dir, 'pane-bytes');
+  writeFileSync(pipeFile, '');
+  const view = new TmuxDashboard(process.execPath, ws.dashboardArgs(['--api-port', String(port), '--heartbeat', String(HEARTBEAT_SECONDS), '--timeout', '1440', '--max-iterations', '1000']),
+    { ...base, env: { ...base.env, [PIPE_VAR]: pipeFile }, cols: COLS, rows: ROWS, tag: 'load' });
+  live.add(view);
+  await waitScreen(view, (l) => l.some((x) => HEADER.test(x)), 20_000, 'the table header');
+  view.pipeTo(PIPE_VAR);
+  progress(`starting ${LOOPS} loops through the API (a step every ${STEP_SECONDS} s, heartbeat ${HEARTBEAT_SECONDS} s)`);
+  await startLoops(ws, port);
+  // The header counts them: with the detail pane (shown by default at 50 rows) not every row is in view.
+  await waitScreen(view, (l) => new RegExp(`▶ ${LOOPS} running`).test(l[0] ?? ''), 60_000, `${LOOPS} loops running in the header`);
+  progress(`settling ${settle} s, then measuring ${seconds} s`);
+  await sleep(settle * 1000);
+
+  const pid = view.pid;
+  const take = (): Sample => ({
+    at: Date.now(), bytes: statSync(pipeFile).size, ticks: cpuTicks(pid), rssKiB: memoryKiB(pid).rss,
+    signals: ws.rows().map((r) => (r.lastSignalAt ? Date.parse(r.lastSignalAt) : 0)),
+  });
+  const samples: Sample[] = [take()];
+  for (let i = 0; i < seconds; i++) {
+    await sleep(1000);
+    samples.push(take());
+  }
+  const running = ws.rows().filter((r) => r.status === 'running').length;
+  const first = samples[0]!;
+  const last = samples.at(-1)!;
+  const wall = (last.at - first.at) / 1000;
+  const cpu = ((last.ticks - first.ticks) / clockTicksPerSecond() / wall) * 100;
+  const rssMB = last.rssKiB / 1024;
+  const peakMB = Math.max(...samples.map((s) => s.rssKiB)) / 1024;
+  // A second is clocks-only when no loop signalled in it or just before (the screen may lag a little).
+  let quietBytes = 0;
+  let quietSeconds = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1]!;
+    const b = samples[i]!;
+    const signalled = b.signals.some((t) => t > a.at - 500 && t <= b.at);
+    if (signalled) continue;
+    quietBytes += b.bytes - a.bytes;
+    quietSeconds += (b.at - a.at) / 1000;
+  }
+  const quiet = quietSeconds > 0 ? quietBytes / quietSeconds : NaN;
+  const total = (last.bytes - first.bytes) / wall;
+  const ff = median(ours);
+  const ccmFf = theirs.length > 0 ? median(theirs) : NaN;
+
+  const rows: string[][] = [];
+  let met = true;
+  const check = (what: string, value: string, target: string, ok: boolean | undefined): void => {
+    if (ok === false) met = false;
+    rows.push([what, value, target, ok === undefined ? '' : verdict(ok)]);
+  };
+  check(`first frame, median of ${ours.length} (${ours.map((v) => v.toFixed(0)).join(', ')} ms)`, `${ff.toFixed(0)} ms`, `< ${FIRST_FRAME_MS} ms`, ff < FIRST_FRAME_MS);
+  if (theirs.length > 0) {
+    check(`ccmanager ${CCMANAGER} first frame, same way (${theirs.map((v) => v.toFixed(0)).join(', ')} ms)`, `${ccmFf.toFixed(0)} ms`, '(info)', undefined);
+    check('  ours / ccmanager', `${(ff / ccmFf).toFixed(2)}x`, `< ${CCMANAGER_RATIO}x`, ff / ccmFf < CCMANAGER_RATIO);
+  } else check(`ccmanager ${CCMANAGER} first frame`, 'skipped (BENCH_IDLE_CCMANAGER=0)', '', undefined);
+  check(`CPU, ${wall.toFixed(0)} s, ${running}/${LOOPS} loops running`, `${cpu.toFixed(2)} % of a core`, `< ${CPU_PERCENT} %`, cpu < CPU_PERCENT);
+  check('resident memory at the end (peak in the window)', `${rssMB.toFixed(0)} MB (${peakMB.toFixed(0)} MB)`, `< ${RSS_MB} MB`, rssMB < RSS_MB);
+  check(`terminal output, clocks only (${quietSeconds.toFixed(0)} s without a signal)`, `${quiet.toFixed(0)} B/s`, `< ${BYTES_PER_SECOND} B/s`, quiet < BYTES_PER_SECOND);
+  check('terminal output, whole window (steps and heartbeats too)', `${total.toFixed(0)} B/s`, '(info)', undefined);
+
+  console.log(`autodeck dashboard at rest (issue 12): ${machine({ clockTicks: true })}`);
+  console.log(`${LOOPS} loops of the simulated agent, a step every ${STEP_SECONDS} s, heartbeat ${HEARTBEAT_SECONDS} s, the dashboard in ${tmux.version} at ${COLS}x${ROWS}\n`);
+  console.log(table([['', 'measured', 'target', ''], ...rows], ['l', 'r', 'r', 'l']));
+  view.kill();
+  live.delete(view);
+  return met ? 0 : 1;
+}
+
+for (const s of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(s, () => {
+    cleanup();
+    process.exit(2);
+  });
+}
+main().then((code) => {
+  cleanup();
+  process.exitCode = code;
+}, (err: unknown) => {
+  cleanup();
+  console.error(`bench failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 2;
+});
