@@ -40,7 +40,8 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   const theme = useTheme();
   const { columns: width, rows: height } = useWindowSize();
   const [ui, dispatch] = useReducer(uiReducer, initial ?? INITIAL_UI);
-  const allRows = useVisibleRows(model.settings);
+  const spendShown = columnsFor(breakpointFor(width), width).some((c) => c.id === 'spend' || c.id === 'ctx');
+  const allRows = useVisibleRows(model.settings, spendShown);
   const rows = filterRows(allRows, ui.filter);
   const followed = useRef<string | undefined>(undefined);
   if (follow && ui.selectedKey === undefined) followed.current = interestingKey(rows, followed.current);

@@ -26,14 +26,15 @@ export function useDeck<T>(selector: (snapshot: DeckSnapshot) => T): T {
  * bookkeeping (capture hashes, lease times, a spend figure no column shows) causes no
  * render. Compared at the time of the look, so a change the clock would show is taken.
  */
-export function useVisibleRows(limits: CellLimits, now: () => number = Date.now): readonly DeckRow[] {
+export function useVisibleRows(limits: CellLimits, spendShown = true, now: () => number = Date.now): readonly DeckRow[] {
   const model = useModel();
-  const shown = useRef<readonly DeckRow[] | undefined>(undefined);
+  const shown = useRef<{ rows: readonly DeckRow[]; spendShown: boolean } | undefined>(undefined);
   const read = (): readonly DeckRow[] => {
     const next = model.getSnapshot().rows;
     const last = shown.current;
-    if (last !== undefined && sameVisibleRows(last, next, now(), limits)) return last;
-    shown.current = next;
+    // rows kept while the spend columns were off may hold old spend: not kept once they show
+    if (last !== undefined && last.spendShown === spendShown && sameVisibleRows(last.rows, next, now(), limits, spendShown)) return last.rows;
+    shown.current = { rows: next, spendShown };
     return next;
   };
   return useSyncExternalStore(model.subscribe, read);

@@ -130,6 +130,13 @@ const DOCUMENT = {
           maxIterations: { type: 'integer' },
           timeoutMinutes: { type: 'number' },
           owner: { type: 'object' },
+          tokens: { type: ['integer', 'null'], description: 'Tokens spent so far, from the transcript; null without one.' },
+          costUsd: { type: ['number', 'null'], description: 'Estimated cost in USD; null without a transcript or a price for the model.' },
+          spend: { type: 'string', description: '`no transcript`, `no price`, or empty when tokens and cost are known.' },
+          compactions: { type: ['integer', 'null'] },
+          contextTokens: { type: ['integer', 'null'] },
+          contextWindow: { type: ['integer', 'null'] },
+          ctxPercent: { type: ['integer', 'null'], description: 'How full the context is; null when unknown.' },
           needsYou: {
             description: 'The loop waits on a person: why, and the prompt, question or failure (printable, one line); null when it does not.',
             oneOf: [

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { pragma, statement } from '../store/statements.js';
 import { countTriage, tmuxSegment, triage } from '../deck/needsYou.js';
 import type { LoopStatus, WaitingFor } from '../store/loops.js';
 
@@ -12,13 +13,13 @@ export function tmuxStatus(dbPath: string): string {
   if (!existsSync(dbPath)) return '';
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    db.pragma('busy_timeout = 1000');
+    pragma(db, 'busy_timeout = 1000');
     let rows: { status: string; waiting_for?: string | null; stop_reason?: string | null }[];
     try {
-      rows = db.prepare('SELECT status, waiting_for, stop_reason FROM task_auto').all() as typeof rows;
+      rows = statement(db, 'SELECT status, waiting_for, stop_reason FROM task_auto').all() as typeof rows;
     } catch {
       // a database from before "needs you" (schema 4): the statuses alone
-      rows = db.prepare('SELECT status FROM task_auto').all() as typeof rows;
+      rows = statement(db, 'SELECT status FROM task_auto').all() as typeof rows;
     }
     const groups = rows.map((r) => triage({
       status: r.status as LoopStatus, stopReason: r.stop_reason ?? '', waitingFor: parseWaiting(r.waiting_for),

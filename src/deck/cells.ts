@@ -183,13 +183,18 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
   };
 }
 
+/** RowCells fields drawn only in some layouts (the spend columns from 130 columns). */
+export const SPEND_FIELDS: ReadonlySet<string> = new Set(['spend', 'ctx']);
+
 /**
  * Everything a row shows at `now`, as one string: two rows that draw alike give the same.
- * Every field of RowCells counts, so a column added there is compared too.
+ * Every field of RowCells counts, so a column added there is compared too; the spend
+ * fields only when their columns are on screen (`spendShown`).
  */
-export function visibleText(row: DeckRow, now: number, limits: CellLimits): string {
+export function visibleText(row: DeckRow, now: number, limits: CellLimits, spendShown = true): string {
   // Bars move in eighths of a cell: fills compared as drawn at the widest bar, not as raw fractions.
-  const cells = Object.entries(rowCells(row, now, limits)).map(([k, v]) => {
+  const entries = Object.entries(rowCells(row, now, limits)).filter(([k]) => spendShown || !SPEND_FIELDS.has(k));
+  const cells = entries.map(([k, v]) => {
     if (k.endsWith('Fill')) return v === undefined ? '' : String(Math.round(Number(v) * 64));
     return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
   });
@@ -204,7 +209,7 @@ export function visibleText(row: DeckRow, now: number, limits: CellLimits): stri
  * cell's text alike. A heartbeat moves fields no cell shows (capture hashes, lease times,
  * a stall count reset to what it was): the dashboard keeps the rows it has and draws nothing.
  */
-export function sameVisibleRows(a: readonly DeckRow[], b: readonly DeckRow[], now: number, limits: CellLimits): boolean {
+export function sameVisibleRows(a: readonly DeckRow[], b: readonly DeckRow[], now: number, limits: CellLimits, spendShown = true): boolean {
   if (a === b) return true;
-  return a.length === b.length && a.every((r, i) => r === b[i] || visibleText(r, now, limits) === visibleText(b[i]!, now, limits));
+  return a.length === b.length && a.every((r, i) => r === b[i] || visibleText(r, now, limits, spendShown) === visibleText(b[i]!, now, limits, spendShown));
 }

@@ -12,10 +12,17 @@ const started = new Date(NOW - 65_500).toISOString();
 const row = (patch = {}) => moduleRow('a', { loop: loopRow('/ws/AiTasks/a', { startedAt: started, lastSignalAt: new Date(NOW - 4000).toISOString(), ...patch }) });
 
 describe('sameVisibleRows: what a heartbeat may change without a frame', () => {
-  it('ignores fields no cell shows: capture hash, lease time, pid, spend', () => {
+  it('ignores fields no cell shows: capture hash, lease time, pid; spend while its columns are off', () => {
     const a = [row(), moduleRow('b')];
     const b = [row({ lastCaptureHash: 'x', ownerHeartbeatAt: new Date(NOW).toISOString(), agentPid: 99, tokens: 5, costUsd: 1, restartCount: 0 }), moduleRow('b')];
-    expect(sameVisibleRows(a, b, NOW, LIMITS)).toBe(true);
+    expect(sameVisibleRows(a, b, NOW, LIMITS, false)).toBe(true);
+  });
+
+  it('sees spend when its columns are on screen', () => {
+    const a = [row({ tokens: 5, costUsd: 1 })];
+    expect(sameVisibleRows(a, [row({ tokens: 5, costUsd: 1, agentPid: 7 })], NOW, LIMITS, true)).toBe(true);
+    expect(sameVisibleRows(a, [row({ tokens: 50_000, costUsd: 1 })], NOW, LIMITS, true)).toBe(false);
+    expect(sameVisibleRows(a, [row({ tokens: 50_000, costUsd: 1 })], NOW, LIMITS, false)).toBe(true);
   });
 
   it.each([
