@@ -40,8 +40,6 @@ afterEach(() => {
 const settle = async (): Promise<void> => {
   for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
 };
-/** Renders of the row named `name` since the last reset (its name cell is a text of its own). */
-const rowRenders = (name: string): number => probe.texts.filter((t) => t.trimEnd() === name).length;
 const key = (name: string): string => `/ws/AiTasks/${name}`;
 
 function model(): FakeModel {
@@ -61,11 +59,12 @@ async function shown(m: FakeModel, rows = 30): Promise<Rendered> {
   return r;
 }
 
-it('a heartbeat that changes no visible cell renders nothing; a visible change renders only its row', async () => {
+it('a heartbeat that changes no visible cell renders nothing; a visible change renders the table', async () => {
   const m = model();
   app = await shown(m);
   const before = app.stdout.frames.length;
-  // What a heartbeat and a lease refresh write: a new row object, nothing a cell shows.
+  // What a heartbeat and a lease refresh write: a new row object, nothing a cell shows
+  // (tokens neither: their column is off at 120 columns).
   const quiet = (k: string, extra = {}) => m.patchRow(key(k), { loop: { ...m.getSnapshot().rows.find((r) => r.key === key(k))!.loop!, lastCaptureHash: `h${Math.random()}`, ownerHeartbeatAt: new Date().toISOString(), agentPid: 4242, tokens: 1234, costUsd: 0.5, ...extra } });
   quiet('runs-a');
   quiet('runs-b');
@@ -74,25 +73,27 @@ it('a heartbeat that changes no visible cell renders nothing; a visible change r
   expect(probe.texts).toEqual([]);
   expect(app.stdout.frames.length).toBe(before);
 
-  // A stall counted is on screen (STALL column): that row, and no other, renders again.
+  // A stall counted is on screen (STALL column): the table renders again, and the frame shows it.
   quiet('runs-b', { stallCount: 1 });
   await settle();
   expect(app.frame()).toMatch(/runs-b.*1\/3/);
-  expect(rowRenders('runs-b')).toBeGreaterThan(0);
-  for (const other of ['runs-a', 'done-c', 'broke-d']) expect(rowRenders(other), other).toBe(0);
+  expect(probe.texts.length).toBeGreaterThan(0);
 });
 
-it('a clock tick re-renders only the rows whose text it moved', async () => {
+// The table is drawn by column (a text per column): measured cheaper than a memoised row
+// per module in the issue's workload (docs/performance.md), where every running row's clock
+// moves each second anyway. What must hold: the clock re-renders the table, not the screen.
+it('a clock tick re-renders the table only: not the header, the detail pane or the footer', async () => {
   app = await shown(model());
   const frame = app.frame();
   await vi.advanceTimersByTimeAsync(1000);
   await settle();
   expect(app.frame()).not.toBe(frame);
-  // The running rows' elapsed times moved; a module without a loop and a failed loop did not.
-  expect(rowRenders('runs-a')).toBeGreaterThan(0);
-  expect(rowRenders('runs-b')).toBeGreaterThan(0);
-  expect(rowRenders('done-c')).toBe(0);
-  expect(rowRenders('broke-d')).toBe(0);
+  expect(probe.texts.length).toBeGreaterThan(0);
+  expect(probe.texts.some((t) => t.includes('runs-a'))).toBe(true); // the table's name column
+  for (const outside of ['modules', 'q quit', 'events']) {
+    expect(probe.texts.filter((t) => t.includes(outside)), outside).toEqual([]);
+  }
 });
 
 it('the agent screen is watched only while the detail pane shows it', async () => {
