@@ -23,7 +23,9 @@ const transient = (dir: string): string[] => readdirSync(dir).filter((f) => f.st
 describe('autodeck run', () => {
   it('runs a complete loop: plan, check, exec, check, merge, report', async () => {
     ws = makeWorkspace();
-    const dir = ws.module('hello', { status: 'planning', scenario: { stepSeconds: 0.05 } });
+    // Steps far enough apart for each signal to be read before the next replaces it: the
+    // file holds only the latest, and 50 ms apart one was missed on a loaded CI machine.
+    const dir = ws.module('hello', { status: 'planning', scenario: { stepSeconds: 0.3 } });
     const r = await runCli(ws, ['run', dir, ...runFlags(ws)]);
     expect(r.code, r.stderr).toBe(0);
     const [run] = runsOf(ws.db, dir);
