@@ -1,13 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLAUDE_CODE_VERSION, installClaudeCode } from '../helpers/claudeCode.js';
+import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
 import { loopScript, walk } from '../helpers/claudeLoop.js';
-import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
-import { runCli, startCli, type CliRun } from '../helpers/cli.js';
+import { makeWorkspace } from '../helpers/workspace.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { eventsOf, readDb, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
+import { claudeProject, e2eScope, mainBodies, QUICK_STALLS } from '../helpers/claudeRun.js';
 
 // The approval policy with the real Claude Code (issue 15 item 3): the fake model asks to
 // run Bash commands autodeck's --settings do not pre-allow, so Claude Code shows its
@@ -16,45 +17,21 @@ import { waitFor } from '../helpers/wait.js';
 const install = await installClaudeCode();
 const title = `the approval policy under the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
 
-let ws: Workspace | undefined;
-let fake: FakeAnthropic | undefined;
-let run: CliRun | undefined;
-afterEach(async () => {
-  // a test that failed half way: no run outlives it
-  if (run && run.child.exitCode === null) run.child.kill('SIGKILL');
-  await fake?.close();
-  ws?.cleanup();
-  ws = fake = run = undefined;
-});
-
-/** A workspace where `claude` on PATH is the pinned binary, Claude Code's first-run dialogs skipped. */
-function project(w: Workspace, port: number): NodeJS.ProcessEnv {
-  const bin = join(w.dir, 'bin');
-  mkdirSync(bin);
-  symlinkSync(install.bin!, join(bin, 'claude'));
-  const home = join(w.dir, 'claude-home');
-  mkdirSync(home);
-  writeClaudeConfig(home, w.dir);
-  const env = claudeEnv({ home, port });
-  return { ...env, PATH: `${bin}${delimiter}${env.PATH}`, XDG_STATE_HOME: join(w.dir, 'state'), XDG_CONFIG_HOME: join(w.dir, 'config') };
-}
-
-const QUICK = ['--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--recovery-per-iteration', '10', '--recovery-total', '20'];
-const mainBodies = (f: FakeAnthropic) => f.requests.filter((r) => r.kind === 'main').map((r) => JSON.stringify(r.body));
+const t = e2eScope();
 
 describe.skipIf(!install.bin)(title, () => {
   it('a denied command: autodeck answers No, tells the agent why, and the loop goes on to its end', async () => {
-    ws = makeWorkspace('autodeck-claude-deny-');
+    const ws = (t.ws = makeWorkspace('autodeck-claude-deny-'));
     const dir = ws.module('deny-task', { status: 'planning' });
     const signals = walk('planning');
-    fake = await startFakeAnthropic(loopScript(dir, signals, {
+    const fake = t.fake = await startFakeAnthropic(loopScript(dir, signals, {
       // in the first iteration the agent wants to force-push: a built-in deny
       during: (n) => (n === 1 ? [{ toolUse: { name: 'Bash', input: { command: 'git push --force origin main', description: 'Publish the work' } } }] : []),
     }));
-    const env = project(ws, fake.port);
+    const env = claudeProject(ws, install.bin!, fake.port);
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
 
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK_STALLS], { env });
     const events = eventsOf(ws.db, dir);
     expect(r.code, `${r.stderr}\n${JSON.stringify(events.map((e) => [e.kind, e.detail]))}`).toBe(0);
 
@@ -71,15 +48,15 @@ describe.skipIf(!install.bin)(title, () => {
   }, 180_000);
 
   it('an `ask` rule leaves the prompt to a person: the row needs you, in status --json and the tmux segment', async () => {
-    ws = makeWorkspace('autodeck-claude-ask-');
+    const ws = (t.ws = makeWorkspace('autodeck-claude-ask-'));
     const dir = ws.module('ask-task', { status: 'planning' });
     writeFileSync(join(ws.dir, '.autodeck.json'), JSON.stringify({ approval: { rules: [{ ask: 'Bash(npm publish*)' }] } }));
-    fake = await startFakeAnthropic(loopScript(dir, walk('planning'), {
+    const fake = t.fake = await startFakeAnthropic(loopScript(dir, walk('planning'), {
       during: (n) => (n === 1 ? [{ toolUse: { name: 'Bash', input: { command: 'npm publish --access public', description: 'Release' } } }] : []),
     }));
-    const env = project(ws, fake.port);
+    const env = claudeProject(ws, install.bin!, fake.port);
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
-    run = startCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK], { env });
+    const run = t.run = startCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK_STALLS], { env });
 
     const waiting = await waitFor(() => readDb(ws!.db, (db) => {
       const row = db.prepare('SELECT waiting_for FROM task_auto WHERE task_dir = ?').get(dir) as { waiting_for: string } | undefined;

@@ -1,12 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, symlinkSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_CODE_VERSION, installClaudeCode } from '../helpers/claudeCode.js';
+import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
 import { loopScript, walk } from '../helpers/claudeLoop.js';
-import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { makeWorkspace } from '../helpers/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
+import { claudeProject, e2eScope, QUICK_STALLS } from '../helpers/claudeRun.js';
 
 // maxTokens with the real Claude Code: the fake model plays the /autodeck-auto loop (real
 // Read / Write / Bash calls), each response carrying usage; autodeck reads the session's
@@ -15,27 +14,7 @@ import { eventsOf, runsOf } from '../helpers/db.js';
 const install = await installClaudeCode();
 const title = `maxTokens under the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
 
-let ws: Workspace | undefined;
-let fake: FakeAnthropic | undefined;
-afterEach(async () => {
-  await fake?.close();
-  ws?.cleanup();
-  ws = fake = undefined;
-});
-
-/** A workspace where `claude` on PATH is the pinned binary, Claude Code's first-run dialogs skipped. */
-function project(w: Workspace, port: number): NodeJS.ProcessEnv {
-  const bin = join(w.dir, 'bin');
-  mkdirSync(bin);
-  symlinkSync(install.bin!, join(bin, 'claude'));
-  const home = join(w.dir, 'claude-home');
-  mkdirSync(home);
-  writeClaudeConfig(home, w.dir);
-  const env = claudeEnv({ home, port });
-  return { ...env, PATH: `${bin}${delimiter}${env.PATH}`, XDG_STATE_HOME: join(w.dir, 'state'), XDG_CONFIG_HOME: join(w.dir, 'config') };
-}
-
-const QUICK = ['--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--recovery-per-iteration', '10', '--recovery-total', '20'];
+const t = e2eScope();
 
 // Every main-turn response: 1,000 input + 500 cache writes + 8,000 cache reads + 100 output = 9,600 tokens,
 // at claude-sonnet-4-5's price (3 / 15, writes 3.75, reads 0.3 USD per MTok): $0.008775.
@@ -49,19 +28,19 @@ interface PerIteration { iteration: number; tokens: number | null; costUsd: numb
 
 describe.skipIf(!install.bin)(title, () => {
   it('stops the loop with budget at the first signal past maxTokens; each iteration\'s share is recorded', async () => {
-    ws = makeWorkspace('autodeck-claude-budget-');
+    const ws = (t.ws = makeWorkspace('autodeck-claude-budget-'));
     const dir = ws.module('spender', { status: 'planning' });
     // two iterations, then the model reads the stop file and ends its turn (as the skill says)
     const signals = walk('planning').slice(0, 2);
-    fake = await startFakeAnthropic(loopScript(dir, signals, { final: 'The stop file asks me to stop; stopping here.' }), {
+    const fake = t.fake = await startFakeAnthropic(loopScript(dir, signals, { final: 'The stop file asks me to stop; stopping here.' }), {
       usage: (_n, kind) => (kind === 'main' ? USAGE : {}),
       model: 'claude-sonnet-4-5-20250929',
     });
-    const env = project(ws, fake.port);
+    const env = claudeProject(ws, install.bin!, fake.port);
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
 
     // 40,000: under it after iteration 1 (28,800, perhaps 38,400 if the next request came first), over it at iteration 2
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--max-tokens', '40000', ...QUICK], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--max-tokens', '40000', ...QUICK_STALLS], { env });
     const events = JSON.stringify(eventsOf(ws.db, dir).map((e) => [e.kind, e.detail]));
     expect(r.code, `${r.stderr}\n${events}`).toBe(1);
     const [run] = runsOf(ws.db, dir);

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { eventsOf, readDb } from '../helpers/db.js';
 import { mergeHooks } from '../../src/commands/init.js';
@@ -14,6 +14,7 @@ import { SENTINEL } from '../../src/hooks/sentinel.js';
 import { parseSignal } from '../../src/protocol/signal.js';
 import { Store } from '../../src/store/index.js';
 import { sessionName } from '../../src/paths.js';
+import { e2eScope } from '../helpers/claudeRun.js';
 
 // The real Claude Code (pinned) in print mode against the fake API, with the hooks that
 // `autodeck init` registers: its Stop hook blocks with the progress prompt, Claude Code
@@ -27,13 +28,7 @@ const title = `the hooks under real Claude Code ${CLAUDE_CODE_VERSION}${install.
 const DIST_CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 const DIST_HOOK = fileURLToPath(new URL('../../dist/src/commands/hook.js', import.meta.url));
 
-let ws: Workspace | undefined;
-let fake: FakeAnthropic | undefined;
-afterEach(async () => {
-  await fake?.close();
-  ws?.cleanup();
-  ws = fake = undefined;
-});
+const t = e2eScope();
 
 function commands(w: Workspace) {
   if (readFileSync(DIST_CLI, 'utf8').includes('commands/hook.js')) return hookCommands({ PATH: '' });
@@ -45,8 +40,8 @@ function commands(w: Workspace) {
 
 describe.skipIf(!install.bin)(title, () => {
   it('a block starts a new turn with the prompt; the sentinel ends the loop complete', async () => {
-    ws = makeWorkspace('autodeck-claude-hook-');
-    fake = await startFakeAnthropic([{ text: 'I looked at the plan.' }, { text: `Everything is done.\n${SENTINEL}` }]);
+    const ws = (t.ws = makeWorkspace('autodeck-claude-hook-'));
+    const fake = t.fake = await startFakeAnthropic([{ text: 'I looked at the plan.' }, { text: `Everything is done.\n${SENTINEL}` }]);
     const dir = ws.module('m');
     writeFileSync(join(dir, '.plan.md'), '- [ ] first\n- [ ] second\n');
     const session = sessionName('m', dir);

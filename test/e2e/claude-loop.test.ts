@@ -1,14 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { SENTINEL } from '../../src/hooks/sentinel.js';
-import { delimiter, join } from 'node:path';
-import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { join } from 'node:path';
+import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode } from '../helpers/claudeCode.js';
+import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
 import { loopScript, walk } from '../helpers/claudeLoop.js';
-import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { makeWorkspace } from '../helpers/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { eventsOf, readDb, runsOf } from '../helpers/db.js';
+import { claudeProject, e2eScope, mainBodies, QUICK_STALLS } from '../helpers/claudeRun.js';
 
 // A new user's path with the real Claude Code: `autodeck init` in a fresh project, then
 // `autodeck run` with the DEFAULT agent (`claude "/autodeck-auto {taskDir}"`, `claude`
@@ -19,53 +20,27 @@ import { eventsOf, readDb, runsOf } from '../helpers/db.js';
 const install = await installClaudeCode();
 const title = `the /autodeck-auto loop under the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
 
-let ws: Workspace | undefined;
-let fake: FakeAnthropic | undefined;
-afterEach(async () => {
-  await fake?.close();
-  ws?.cleanup();
-  ws = fake = undefined;
-});
-
-/** A workspace where `claude` on PATH is the pinned binary, Claude Code's first-run dialogs skipped. */
-function project(w: Workspace, port: number): NodeJS.ProcessEnv {
-  const bin = join(w.dir, 'bin');
-  mkdirSync(bin);
-  symlinkSync(install.bin!, join(bin, 'claude'));
-  const home = join(w.dir, 'claude-home');
-  mkdirSync(home);
-  writeClaudeConfig(home, w.dir);
-  const env = claudeEnv({ home, port });
-  return { ...env, PATH: `${bin}${delimiter}${env.PATH}`, XDG_STATE_HOME: join(w.dir, 'state'), XDG_CONFIG_HOME: join(w.dir, 'config') };
-}
-
-/**
- * Quick stall handling for tests; a loaded machine draws Claude Code's first screen slowly,
- * and its start (an unrecognised screen) must not spend the recovery budget.
- */
-const QUICK = ['--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--recovery-per-iteration', '10', '--recovery-total', '20'];
-
-const mainBodies = (f: FakeAnthropic) => f.requests.filter((r) => r.kind === 'main').map((r) => JSON.stringify(r.body));
+const t = e2eScope();
 
 describe.skipIf(!install.bin)(title, () => {
   it('init, then run with the default agent: the skill reaches the model, the loop ends complete, no prompt for the protocol, hooks report state', async () => {
-    ws = makeWorkspace('autodeck-claude-loop-');
+    const ws = (t.ws = makeWorkspace('autodeck-claude-loop-'));
     const dir = ws.module('first-task', { status: 'planning' });
     const work = join(dir, 'notes.md');
     const signals = walk('planning');
-    fake = await startFakeAnthropic(loopScript(dir, signals, {
+    const fake = t.fake = await startFakeAnthropic(loopScript(dir, signals, {
       // the work itself: a Write in the module, not one of the protocol's files (asks, and autodeck answers)
       during: (n) => (signals[n - 1]!.step === 'exec' ? [{ toolUse: { name: 'Write', input: { file_path: work, content: 'the work\n' } } }] : []),
       // an agent that ends its turn mid-loop: idle, by its Stop hook's word
       pauseAfter: { iteration: 2, text: 'The plan passed its check.' },
     }));
-    const env = project(ws, fake.port);
+    const env = claudeProject(ws, install.bin!, fake.port);
 
     const init = await runCli(ws, ['init'], { env });
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('.claude/skills/autodeck-auto/SKILL.md: added the /autodeck-auto skill');
 
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK_STALLS], { env });
     expect(r.code, `${r.stderr}\n${JSON.stringify(eventsOf(ws.db, dir).map((e) => [e.kind, e.detail]))}`).toBe(0);
 
     // the skill's words were the first user message: the stop-file check and the signal's form
@@ -102,13 +77,13 @@ describe.skipIf(!install.bin)(title, () => {
   }, 180_000);
 
   it('a 20-iteration loop with the default limits ends by its own (stop) or its limit, never stall_limit', async () => {
-    ws = makeWorkspace('autodeck-claude-loop20-');
+    const ws = (t.ws = makeWorkspace('autodeck-claude-loop20-'));
     const dir = ws.module('long-task', { status: 'planning' });
     // plan, check, 14 progress steps, exec done, check, merge, report: 20 iterations
     const signals = walk('planning', (pos, n) => (pos.step === 'exec' && n <= 16 ? `(step-${n - 2})` : undefined));
     expect(signals).toHaveLength(20);
-    fake = await startFakeAnthropic(loopScript(dir, signals));
-    const env = project(ws, fake.port);
+    const fake = t.fake = await startFakeAnthropic(loopScript(dir, signals));
+    const env = claudeProject(ws, install.bin!, fake.port);
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
 
     // default limits (20 iterations, 3 stalls, 3/10 recoveries); only the heartbeat is quicker
@@ -121,7 +96,7 @@ describe.skipIf(!install.bin)(title, () => {
   }, 300_000);
 
   it('Write and Edit work in a session Claude Code counts as a background job (its worktree guard is off for autodeck sessions)', async () => {
-    ws = makeWorkspace('autodeck-claude-bg-');
+    const ws = (t.ws = makeWorkspace('autodeck-claude-bg-'));
     rmSync(join(ws.dir, '.git'), { recursive: true });
     execFileSync('git', ['init', '-q', ws.dir]);
     const dir = ws.module('edit-task', { status: 'complete' }); // one step: report
@@ -130,9 +105,9 @@ describe.skipIf(!install.bin)(title, () => {
       { toolUse: { name: 'Write', input: { file_path: file, content: 'draft\n' } } },
       { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'draft', new_string: 'final' } } },
     ];
-    fake = await startFakeAnthropic(loopScript(dir, walk('complete'), { during: () => editWrite }));
+    const fake = t.fake = await startFakeAnthropic(loopScript(dir, walk('complete'), { during: () => editWrite }));
     // inherited from a parent that runs as a Claude Code background session
-    const env: NodeJS.ProcessEnv = { ...project(ws, fake.port), CLAUDE_CODE_SESSION_KIND: 'bg' };
+    const env: NodeJS.ProcessEnv = { ...claudeProject(ws, install.bin!, fake.port), CLAUDE_CODE_SESSION_KIND: 'bg' };
 
     // without autodeck's settings, this Claude Code refuses the edit in such a session
     const control = await startFakeAnthropic([editWrite[0]!, { text: 'done' }]);
@@ -147,20 +122,20 @@ describe.skipIf(!install.bin)(title, () => {
     }
 
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...QUICK_STALLS], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('final\n');
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
   }, 180_000);
 
   it('hook mode without init: the Stop hook comes with --settings, blocks with the progress, and the sentinel ends the loop complete', async () => {
-    ws = makeWorkspace('autodeck-claude-hookmode-');
+    const ws = (t.ws = makeWorkspace('autodeck-claude-hookmode-'));
     const dir = ws.module('hooked', { status: 'executing' });
     writeFileSync(join(dir, '.plan.md'), '- [ ] first\n- [ ] second\n');
-    fake = await startFakeAnthropic([{ text: 'I looked at the plan.' }, { text: `Everything is done.\n${SENTINEL}` }]);
-    const env = project(ws, fake.port);
+    const fake = t.fake = await startFakeAnthropic([{ text: 'I looked at the plan.' }, { text: `Everything is done.\n${SENTINEL}` }]);
+    const env = claudeProject(ws, install.bin!, fake.port);
     const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--mode', 'hook', '--agent', 'claude "Work on {taskName}"',
-      ...QUICK], { env });
+      ...QUICK_STALLS], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(ws.dir, '.claude', 'settings.json'))).toBe(false); // nothing of the user's was touched
     expect(JSON.stringify(fake.requests.filter((q) => q.kind === 'main')[1]?.body)).toContain('autodeck: 0/2 tasks complete (0%)');

@@ -2,11 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
-import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { makeWorkspace } from '../helpers/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
 import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js';
+import { e2eScope } from '../helpers/claudeRun.js';
 
 // The real Claude Code under `autodeck run`, against the fake Anthropic API on 127.0.0.1.
 // Claude Code starts idle at its prompt: autodeck's silent continue starts its turn; the
@@ -17,13 +18,7 @@ import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js'
 const install = await installClaudeCode();
 const title = `autodeck run supervising the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
 
-let ws: Workspace | undefined;
-let fake: FakeAnthropic | undefined;
-afterEach(async () => {
-  await fake?.close();
-  ws?.cleanup();
-  ws = fake = undefined;
-});
+const t = e2eScope();
 
 const tmux = tmuxAvailable();
 const backends = tmux.ok ? ['pty', 'tmux'] : ['pty'];
@@ -36,11 +31,11 @@ describe.skipIf(!install.bin)(title, () => {
   });
 
   it.each(backends)('answers a permission prompt, continues an idle agent, and ends it with /exit (%s)', async (backend) => {
-    ws = makeWorkspace();
+    const ws = (t.ws = makeWorkspace());
     socket = `autodeck-e2e-${process.pid}-${Date.now()}`;
     const dir = ws.module('real-claude', { status: 'executing' });
     const signal = JSON.stringify({ step: 'report', result: '(done)', next: '(stop)', checkpoint: '', iteration: 1, timestamp: '2026-11-22T05:00:00Z' });
-    fake = await startFakeAnthropic([
+    const fake = t.fake = await startFakeAnthropic([
       { toolUse: { name: 'Bash', input: { command: `printf '%s' '${signal}' > ${join(dir, '.auto-signal')}`, description: 'Write the final signal' } } },
       { text: 'The task is complete.' },
     ]);

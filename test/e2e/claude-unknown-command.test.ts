@@ -1,11 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } from '../helpers/claudeCode.js';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
-import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
+import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
+import { makeWorkspace } from '../helpers/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
+import { e2eScope } from '../helpers/claudeRun.js';
 
 // Issue 10 item 5 with the real Claude Code: started with a skill it does not have, it
 // prints `Unknown command: /nonexistent-skill` and sits at its prompt. autodeck must end
@@ -15,19 +16,13 @@ import { eventsOf, runsOf } from '../helpers/db.js';
 const install = await installClaudeCode();
 const title = `an unknown command under the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
 
-let ws: Workspace | undefined;
-let fake: FakeAnthropic | undefined;
-afterEach(async () => {
-  await fake?.close();
-  ws?.cleanup();
-  ws = fake = undefined;
-});
+const t = e2eScope();
 
 describe.skipIf(!install.bin)(title, () => {
   it('ends the loop failed with the missing command and the fix, never nudged', async () => {
-    ws = makeWorkspace();
+    const ws = (t.ws = makeWorkspace());
     const dir = ws.module('no-skill', { status: 'executing' });
-    fake = await startFakeAnthropic([]);
+    const fake = t.fake = await startFakeAnthropic([]);
     const home = join(ws.dir, 'claude-home');
     mkdirSync(home);
     writeClaudeConfig(home, ws.dir);
