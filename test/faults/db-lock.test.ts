@@ -2,11 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { startCli, runFlags, type CliRun } from '../helpers/cli.js';
+import { type CliRun, killLeftovers, startServe } from '../helpers/cli.js';
 import { http } from '../helpers/http.js';
-import { loopRow, runsOf } from '../helpers/db.js';
+import { loopRow } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
-import { apiTokenPath } from '../../src/api/token.js';
 import { eventsAt, integrity, iterationOf, makeWorkspace, percentile, type Workspace } from './helpers/loops.js';
 import { recordRow, scale } from './helpers/results.js';
 
@@ -19,12 +18,7 @@ import { recordRow, scale } from './helpers/results.js';
 let ws: Workspace;
 const children: CliRun[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null && c.child.signalCode === null) {
-      c.child.kill('SIGKILL');
-      await c.exited;
-    }
-  }
+  await killLeftovers(children);
   ws?.cleanup();
 });
 
@@ -59,11 +53,7 @@ for (const holdS of scale([7], [3, 30])) {
   describe(`fault: database locked ${holdS} s by an external exclusive transaction`, () => {
     it('no lost update, no freeze, a clear message past the busy timeout', async () => {
       ws = makeWorkspace('autodeck-fault-');
-      const serve = startCli(ws, ['serve', '--api-port', '0', ...runFlags(ws)]);
-      children.push(serve);
-      const m = await waitFor(() => /autodeck serve: http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.stderr()), 'serve listening');
-      const port = Number(m[1]);
-      const token = readFileSync(apiTokenPath(ws.env), 'utf8').trim();
+      const { run: serve, port, token } = await startServe(ws, children);
       const dir = ws.module('locked', { scenario: { stepSeconds: 0.25, steps: 4 * holdS + 20 } });
       const started = await http({ method: 'POST', path: '/api/sessions/auto/task-auto', port, token, body: { taskDir: dir, maxIterations: 1000 } });
       expect(started.status, started.text).toBe(201);

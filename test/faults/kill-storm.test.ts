@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startCli, runFlags, type CliRun } from '../helpers/cli.js';
+import { type CliRun, killLeftovers, runCli, runFlags, startCli } from '../helpers/cli.js';
 import { loopRow, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js';
@@ -19,12 +19,7 @@ let ws: Workspace;
 let socket = '';
 const children: CliRun[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null && c.child.signalCode === null) {
-      c.child.kill('SIGKILL');
-      await c.exited;
-    }
-  }
+  await killLeftovers(children);
   if (socket) killTmuxServer({ socket });
   ws?.cleanup();
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCli, runFlags, type CliRun } from '../helpers/cli.js';
+import { type CliRun, killLeftovers, runFlags, startCli, startServe } from '../helpers/cli.js';
 import { loopRow, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { killTmuxServer, tmuxAvailable } from '../../src/sessions/tmuxServer.js';
@@ -17,12 +17,7 @@ let ws: Workspace;
 let socket = '';
 const children: CliRun[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null && c.child.signalCode === null) {
-      c.child.kill('SIGKILL');
-      await c.exited;
-    }
-  }
+  await killLeftovers(children);
   killTmuxServer({ socket });
   ws?.cleanup();
 });
@@ -34,9 +29,7 @@ describe.runIf(tmux.ok)('fault: the owner of tmux loops dies while serve runs', 
     socket = `autodeck-fault-${process.pid}-${Date.now()}`;
     ws.env.AUTODECK_TMUX_SOCKET = socket;
     const dirs = Array.from({ length: loops }, (_, i) => ws.module(`orphan${i}`, { scenario: { stepSeconds: 0.4, steps: 40 } }));
-    const serve = startCli(ws, ['serve', '--api-port', '0', ...runFlags(ws, ['--backend', 'tmux'])]);
-    children.push(serve);
-    await waitFor(() => /autodeck serve: http/.test(serve.stderr()), 'serve listening');
+    const { run: serve } = await startServe(ws, children, ['--backend', 'tmux']);
     const run = startCli(ws, ['run', ...dirs, ...runFlags(ws, ['--backend', 'tmux', '--max-iterations', '4'])]);
     children.push(run);
     const rows = await waitFor(() => {

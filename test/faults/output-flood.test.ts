@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { startCli, runFlags, type CliRun } from '../helpers/cli.js';
+import { type CliRun, killLeftovers, startServe } from '../helpers/cli.js';
 import { http } from '../helpers/http.js';
 import { runsOf } from '../helpers/db.js';
-import { waitFor } from '../helpers/wait.js';
-import { apiTokenPath } from '../../src/api/token.js';
 import { eventsAt, integrity, makeWorkspace, percentile, type Workspace } from './helpers/loops.js';
 import { rssKiB } from './helpers/procs.js';
 import { recordRow, scale } from './helpers/results.js';
@@ -17,12 +14,7 @@ import { recordRow, scale } from './helpers/results.js';
 let ws: Workspace;
 const children: CliRun[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null && c.child.signalCode === null) {
-      c.child.kill('SIGKILL');
-      await c.exited;
-    }
-  }
+  await killLeftovers(children);
   ws?.cleanup();
 });
 
@@ -31,11 +23,7 @@ describe('fault: output flood in one session while others run', () => {
     const lines = scale(50_000, 1_900_000);
     const others = scale(3, 9);
     ws = makeWorkspace('autodeck-fault-');
-    const serve = startCli(ws, ['serve', '--api-port', '0', ...runFlags(ws)]);
-    children.push(serve);
-    const m = await waitFor(() => /autodeck serve: http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.stderr()), 'serve listening');
-    const port = Number(m[1]);
-    const token = readFileSync(apiTokenPath(ws.env), 'utf8').trim();
+    const { run: serve, port, token } = await startServe(ws, children);
     const pid = serve.child.pid!;
     const baseRss = rssKiB(pid);
     const flooder = ws.module('flooder', { scenario: { stepSeconds: 0.1, flood: { atIteration: 2, lines } } });

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Workspace } from './workspace.js';
+import { waitFor } from './wait.js';
+import { apiTokenPath } from '../../src/api/token.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/autodeck.js', import.meta.url));
 
@@ -43,4 +46,32 @@ export async function runCli(ws: Workspace, args: string[], opts: { env?: NodeJS
 export function runFlags(ws: Workspace, extra: string[] = []): string[] {
   const heartbeat = extra.includes('--heartbeat') ? [] : ['--heartbeat', '0.5'];
   return ['--db', ws.db, '--root', ws.root, '--agent', SIM_AGENT, ...heartbeat, ...extra];
+}
+
+/** After a test: every run it started that still lives is killed -9, and waited for. */
+export async function killLeftovers(runs: CliRun[]): Promise<void> {
+  for (const c of runs.splice(0)) {
+    if (c.child.exitCode === null && c.child.signalCode === null) {
+      c.child.kill('SIGKILL');
+      await c.exited;
+    }
+  }
+}
+
+export interface Served {
+  run: CliRun;
+  port: number;
+  token: string;
+}
+
+/**
+ * `autodeck serve` on a free port, with the workspace's quick `run` flags plus `extra`;
+ * resolves once it listens. The run joins `track` first, so a test that fails while it
+ * starts still leaves no server behind.
+ */
+export async function startServe(ws: Workspace, track: CliRun[], extra: string[] = []): Promise<Served> {
+  const run = startCli(ws, ['serve', '--api-port', '0', ...runFlags(ws, extra)]);
+  track.push(run);
+  const m = await waitFor(() => /autodeck serve: http:\/\/127\.0\.0\.1:(\d+)/.exec(run.stderr()), `serve listening (stderr: ${run.stderr()})`);
+  return { run, port: Number(m[1]), token: readFileSync(apiTokenPath(ws.env), 'utf8').trim() };
 }

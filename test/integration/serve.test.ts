@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
-import { BIN, SIM_AGENT, type CliRun } from '../helpers/cli.js';
+import { killLeftovers, runFlags, startCli, type CliRun } from '../helpers/cli.js';
 import { loopRow, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { http } from '../helpers/http.js';
@@ -19,25 +18,13 @@ const endedRuns = (dir: string) => {
 };
 const children: CliRun[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.child.exitCode === null && c.child.signalCode === null) {
-      c.child.kill('SIGKILL');
-      await c.exited;
-    }
-  }
+  await killLeftovers(children);
   ws?.cleanup();
 });
 
-function startServe(extra: string[] = []): CliRun {
-  const flags = ['--api-port', '0', '--db', ws.db, '--root', ws.root, '--agent', SIM_AGENT, '--heartbeat', '0.5', ...extra];
-  const args = [BIN, 'serve', ...flags];
-  const child = spawn(process.execPath, args, { cwd: ws.dir, env: ws.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? 128 + (signal === 'SIGKILL' ? 9 : 15))));
-  const run = { child, stdout: () => out, stderr: () => err, exited };
+/** `autodeck serve` on a free port; the serve line is checked by each test. */
+function serve(extra: string[] = []): CliRun {
+  const run = startCli(ws, ['serve', '--api-port', '0', ...runFlags(ws, extra)]);
   children.push(run);
   return run;
 }
@@ -52,7 +39,7 @@ async function portOf(run: CliRun): Promise<number> {
 describe('autodeck serve', () => {
   it('serves the API: a loop started over HTTP completes; SIGINT exits 130', async () => {
     ws = makeWorkspace('autodeck-serve-');
-    const server = startServe();
+    const server = serve();
     const port = await portOf(server);
     const tokenPath = apiTokenPath(ws.env);
     expect(statSync(tokenPath).mode & 0o777).toBe(0o600);
@@ -75,7 +62,7 @@ describe('autodeck serve', () => {
 
   it('prints NDJSON events on stdout with --json', async () => {
     ws = makeWorkspace('autodeck-serve-');
-    const server = startServe(['--json']);
+    const server = serve(['--json']);
     const port = await portOf(server);
     const token = readFileSync(apiTokenPath(ws.env), 'utf8').trim();
     const dir = ws.module('jsonl', { scenario: { stepSeconds: 0.02 } });
@@ -89,7 +76,7 @@ describe('autodeck serve', () => {
 
   it('leaves a running pty loop suspended on SIGTERM; the next serve resumes it without counting a restart', async () => {
     ws = makeWorkspace('autodeck-serve-');
-    const first = startServe();
+    const first = serve();
     const port = await portOf(first);
     const token = readFileSync(apiTokenPath(ws.env), 'utf8').trim();
     const dir = ws.module('longer', { scenario: { stepSeconds: 0.2, steps: 200 } });
@@ -116,7 +103,7 @@ describe('autodeck serve', () => {
     }, 'the agent to be gone');
 
     // the next serve adopts every orphan first: the loop runs again, no restart counted
-    const second = startServe();
+    const second = serve();
     const port2 = await portOf(second);
     const resumed = await waitFor(() => {
       const row = loopRow(ws.db, dir);
