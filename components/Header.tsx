@@ -9,9 +9,9 @@ import { useTheme } from './theme.js';
 const HOST = printable(hostname());
 
 /**
- * The top line: the title, the host (loops are per machine), and how many modules are in
- * each state, the ones that need a person first (k9s/htop style). Compact in a side pane:
- * `▶3 !1`, the host last so a narrow pane cuts it first.
+ * The top line: the title, the host (loops are per machine), and how many modules need
+ * you, failed, run and are done — the groups of `status --format tmux` (k9s/htop style).
+ * Compact in a side pane: `?1 ▶3`, the host last so a narrow pane cuts it first.
  */
 export const Header = memo(function Header({ title, rows, filter, compact }: { title: string; rows: readonly DeckRow[]; filter: string; compact: boolean }) {
   const theme = useTheme();

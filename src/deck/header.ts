@@ -1,36 +1,35 @@
-import { stateCell, type StateCell } from './cells.js';
+import type { StateCell } from './cells.js';
 import type { DeckRow } from './deck.js';
+import { countTriage, TRIAGE_GLYPHS, triage, type TriageCounts } from './needsYou.js';
 
-/** One state and how many rows are in it, for the header. */
+/** One headline group and how many modules are in it, for the header. */
 export interface StateCount extends StateCell {
   count: number;
 }
 
-// Live states first, in the order a person acts on them (a loop waiting on a person first); then how runs ended.
-const ORDER = ['needs you', 'stalled', 'quota', 'failed', 'running', 'starting', 'stopping', 'suspended'];
+/** The headline groups in the order a person acts on them; glyphs shared with the tmux segment. */
+const GROUPS: readonly { key: keyof TriageCounts; cell: StateCell }[] = [
+  { key: 'needsYou', cell: { glyph: TRIAGE_GLYPHS.needsYou, word: 'needs you', tone: 'warn', loud: true } },
+  { key: 'failed', cell: { glyph: TRIAGE_GLYPHS.failed, word: 'failed', tone: 'bad', loud: true } },
+  { key: 'running', cell: { glyph: TRIAGE_GLYPHS.running, word: 'running', tone: 'active' } },
+  { key: 'done', cell: { glyph: TRIAGE_GLYPHS.done, word: 'done', tone: 'ok' } },
+];
 
-/**
- * How many rows are in each state, as the STATE column shows them (a live loop's status,
- * else its last run's outcome, else the module's lifecycle): states that need a person
- * first, then the running ones, then the rest by count. States with no row are left out.
- */
-export function stateCounts(rows: readonly DeckRow[]): StateCount[] {
-  const byWord = new Map<string, StateCount>();
-  for (const r of rows) {
-    const cell = stateCell(r);
-    const known = byWord.get(cell.word);
-    if (known) known.count++;
-    else byWord.set(cell.word, { ...cell, count: 1 });
-  }
-  const rank = (c: StateCount): number => {
-    const i = ORDER.indexOf(c.word);
-    return i >= 0 ? i : ORDER.length;
-  };
-  return [...byWord.values()].sort((a, b) => rank(a) - rank(b) || b.count - a.count || a.word.localeCompare(b.word));
+/** The modules in the four groups, counted as the tmux segment counts them (`triage`), so the two never disagree. */
+export function triageOf(rows: readonly DeckRow[]): TriageCounts {
+  return countTriage(rows.map((r) => triage(r.loop, r.lastRun?.outcome, r.lifecycle)));
 }
 
-/** A count as the header shows it: `! 1 stalled`, or `!1` when `compact` (a side pane). */
+/**
+ * The header's counts: needs you, failed, running, done — the groups with none left out.
+ * Each row's own state (stalled, quota, stopped by a limit) is in its STATE cell.
+ */
+export function stateCounts(rows: readonly DeckRow[]): StateCount[] {
+  const c = triageOf(rows);
+  return GROUPS.filter((g) => c[g.key] > 0).map((g) => ({ ...g.cell, count: c[g.key] }));
+}
+
+/** A count as the header shows it: `? 1 needs you`, or `?1` when `compact` (a side pane). */
 export function countText(c: StateCount, compact: boolean): string {
   return compact ? `${c.glyph}${c.count}` : `${c.glyph} ${c.count} ${c.word}`;
 }
-

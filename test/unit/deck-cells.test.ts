@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { clockDuration, fill, rowCells, shortAge, stateCell } from '../../src/deck/cells.js';
 import { bar } from '../../src/deck/bar.js';
-import { countText, stateCounts } from '../../src/deck/header.js';
+import { countText, stateCounts, triageOf } from '../../src/deck/header.js';
+import { tmuxSegment } from '../../src/deck/needsYou.js';
 import { breakpointFor, columnWidths, columnsFor, cutCell, fitCell, tableOverflows, visibleWindow, MARK_WIDTH } from '../../src/deck/layout.js';
 import stringWidth from 'string-width';
 import { nextField, validateStartForm } from '../../src/deck/startForm.js';
@@ -59,14 +60,19 @@ describe('row cells', () => {
     expect(fill(6, 5)).toBe(1);
   });
 
-  it('the header counts each state once, those needing a person first', () => {
-    const counts = stateCounts([
+  it('the header counts the four groups the tmux segment counts, those needing a person first', () => {
+    const rows = [
       moduleRow('a', { loop: loopRow('/ws/a') }), moduleRow('b', { loop: loopRow('/ws/b') }),
       moduleRow('c', { loop: loopRow('/ws/c', { status: 'failed' }) }), moduleRow('d', { lifecycle: 'complete' }),
+      // a stalled loop still runs; a run stuck at its stall limit failed; a module never run is in no group
       moduleRow('e', { loop: loopRow('/ws/e', { status: 'stalled' }) }), moduleRow('f', { lifecycle: 'planning' }),
-    ]);
-    expect(counts.map((c) => countText(c, false))).toEqual(['! 1 stalled', '✗ 1 failed', '▶ 2 running', '✓ 1 complete', '· 1 planning']);
-    expect(counts.map((c) => countText(c, true)).join(' ')).toBe('!1 ✗1 ▶2 ✓1 ·1');
+      moduleRow('g', { lastRun: { id: 1, outcome: 'stall_limit', endedAt: new Date(NOW).toISOString(), iterations: 3, maxIterations: 5, forced: false } }),
+      moduleRow('h', { lastRun: { id: 2, outcome: 'max_iterations', endedAt: new Date(NOW).toISOString(), iterations: 5, maxIterations: 5, forced: false } }),
+    ];
+    const counts = stateCounts(rows);
+    expect(counts.map((c) => countText(c, false))).toEqual(['✗ 2 failed', '▶ 3 running', '✓ 1 done']);
+    expect(counts.map((c) => countText(c, true)).join(' ')).toBe('✗2 ▶3 ✓1');
+    expect(tmuxSegment(triageOf(rows), true)).toBe('▶3 ✓1 ✗2');
     expect(stateCounts([])).toEqual([]);
   });
 

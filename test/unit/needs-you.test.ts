@@ -55,9 +55,9 @@ describe('the dashboard: STATE, STEP and the header', () => {
     expect(stateCell(ask)).toMatchObject({ glyph: '?', word: 'needs you', loud: true });
     expect(rowCells(ask, Date.now(), { stallThreshold: 3, recoveryTotal: 10 }).step).toBe('permission: Bash: git push --force origin main — Do you want to proceed?');
   });
-  it('the header counts needs you first, then failed, running and complete', () => {
+  it('the header counts needs you first, then failed, running and done', () => {
     const rows = [ask, moduleRow('a', { loop: loopRow('/ws/a') }), moduleRow('b', { loop: loopRow('/ws/b', { status: 'failed', stopReason: 'x' }) }), moduleRow('c', { lifecycle: 'complete' })];
-    expect(stateCounts(rows).map((c) => countText(c, false))).toEqual(['? 1 needs you', '✗ 1 failed', '▶ 1 running', '✓ 1 complete']);
+    expect(stateCounts(rows).map((c) => countText(c, false))).toEqual(['? 1 needs you', '✗ 1 failed', '▶ 1 running', '✓ 1 done']);
     expect(stateCounts(rows).map((c) => countText(c, true)).join(' ')).toBe('?1 ✗1 ▶1 ✓1');
   });
 });
