@@ -20,6 +20,7 @@ import type { DeckRow } from '../src/deck/deck.js';
 import { quitLines } from './quit.js';
 import { interestingKey } from '../src/deck/focus.js';
 import { useTheme } from './theme.js';
+import { keyTrace, keyTraceOn } from '../src/term/keyTrace.js';
 
 export interface AppProps {
   /** Where the dashboard was before an attach. */
@@ -76,6 +77,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
         const next = rows[Math.min(rows.length - 1, Math.max(0, at + (id === 'up' ? -1 : 1)))];
         if (!next) return;
         live.current.selectedKey = next.key;
+        if (keyTraceOn) keyTrace(`select ${next.name} (row ${rows.indexOf(next)} of ${rows.length})`);
         dispatch({ type: 'select', key: next.key });
         return;
       }
@@ -115,6 +117,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   };
 
   useInput((input, key) => {
+    if (keyTraceOn) keyTrace(`input ${JSON.stringify(input)} overlay ${live.current.overlay} selected ${live.current.selectedKey?.split('/').pop() ?? '-'}`);
     if (live.current.overlay !== 'none') return; // opened by a key this render has not seen yet
     const name = keyName(input, key);
     if (name === 'escape') {

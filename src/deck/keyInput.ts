@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
+import { keyTrace, keyTraceOn } from '../term/keyTrace.js';
 
 const ESC = '\x1b';
 /**
@@ -106,6 +107,12 @@ export class KeyInput extends EventEmitter {
       if (event === 'readable' && !this.listening) {
         this.listening = true;
         real.on('readable', this.onReadable);
+        // Keys read before Ink let go (a paste, `jj` in one read) and still queued: the
+        // timer that would announce them may have run while nobody listened. Announced once
+        // the new listener is in (it is added after this event).
+        setImmediate(() => {
+          if (this.listening && this.queue.length > 0 && !this.handedOut) this.emit('readable');
+        });
       }
     });
     this.on('removeListener', (event) => {
@@ -177,11 +184,13 @@ export class KeyInput extends EventEmitter {
     if (this.handedOut) return null;
     const key = this.queue.shift();
     if (key === undefined) return null;
+    if (keyTraceOn) keyTrace(`key handed ${JSON.stringify(key)} queued ${this.queue.length}`);
     this.handedOut = true;
     // A timer, not setImmediate: React renders and then re-binds the key handlers after
     // this key; the next key must come after that.
     setTimeout(() => {
       this.handedOut = false;
+      if (keyTraceOn && this.queue.length > 0 && !this.listening) keyTrace(`keys waiting, nobody listening: ${this.queue.length}`);
       if (this.queue.length > 0 && this.listening) this.emit('readable');
     }, KEY_GAP_MS);
     return key;
@@ -190,6 +199,7 @@ export class KeyInput extends EventEmitter {
   private readonly onReadable = (): void => {
     let chunk: string | Buffer | null;
     while ((chunk = this.real.read()) !== null) {
+      if (keyTraceOn) keyTrace(`read ${JSON.stringify(typeof chunk === 'string' ? chunk : chunk.toString('latin1'))} handedOut ${this.handedOut}`);
       this.queue.push(...splitKeys(typeof chunk === 'string' ? chunk : this.decoder.write(chunk)));
     }
     if (this.queue.length > 0 && !this.handedOut) this.emit('readable');

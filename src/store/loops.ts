@@ -20,6 +20,8 @@ export interface LoopRow {
   lastCaptureHash: string;
   stallCount: number;
   quotaWaitSince: string;
+  /** The reset time the agent named for the current quota wait (ISO, wall clock); '' none. */
+  quotaResetAt?: string;
   startedAt: string;
   lastSignalAt: string | null;
   restartCount: number;
@@ -63,7 +65,7 @@ const COLUMNS = {
   session: 'session_name', taskDir: 'task_dir', taskName: 'task_name', root: 'root', status: 'status',
   maxIterations: 'max_iterations', timeoutMinutes: 'timeout_minutes', iteration: 'iteration_count',
   recoveryStep: 'recovery_count_step', recoveryTotal: 'recovery_count_total', lastCaptureHash: 'last_capture_hash',
-  stallCount: 'stall_count', quotaWaitSince: 'quota_wait_since', startedAt: 'started_at', lastSignalAt: 'last_signal_at',
+  stallCount: 'stall_count', quotaWaitSince: 'quota_wait_since', quotaResetAt: 'quota_reset_at', startedAt: 'started_at', lastSignalAt: 'last_signal_at',
   restartCount: 'restart_count', restartsTotal: 'restarts_total', quotaWaitMs: 'quota_wait_ms', step: 'step', result: 'result', next: 'next',
   checkpoint: 'checkpoint', stopReason: 'stop_reason', backend: 'backend', ownerPid: 'owner_pid',
   ownerHost: 'owner_host', ownerHeartbeatAt: 'owner_heartbeat_at', agentArgv: 'agent_argv', settings: 'settings_json',
@@ -80,6 +82,7 @@ function fromRaw(r: Raw): LoopRow {
   out.settings = safeJson(r.settings_json, {});
   out.forced = r.forced === 1;
   out.quotaWaitSince = r.quota_wait_since ?? '';
+  out.quotaResetAt = r.quota_reset_at ?? '';
   out.waitingFor = r.waiting_for ? safeJson(r.waiting_for, null) : null;
   return out as unknown as LoopRow;
 }

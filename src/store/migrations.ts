@@ -129,4 +129,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE task_auto ADD COLUMN waiting_for TEXT DEFAULT '';
   `,
+  // 7: the reset time (ISO, wall clock) a quota wait's agent named, kept with the wait so an
+  // adopter waits for it instead of probing at once; '' none named (or no wait).
+  `
+  ALTER TABLE task_auto ADD COLUMN quota_reset_at TEXT DEFAULT '';
+  `,
 ];

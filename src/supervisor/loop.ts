@@ -411,16 +411,27 @@ export class Loop {
     }
   }
 
+  /** The signal file was last written before the row's last applied signal (this loop's earlier owner applied it). */
+  private appliedByEarlierOwner(): boolean {
+    const applied = this.row.lastSignalAt ? Date.parse(this.row.lastSignalAt) : NaN;
+    const written = signalWrittenMs(this.file(SIGNAL_FILE));
+    return Number.isFinite(applied) && written !== undefined && written <= applied;
+  }
+
   /** Reads the newest signal; a file already applied is not applied twice. */
   checkSignal(): void {
     if (this.over) return;
     const read = readSignalFile(this.file(SIGNAL_FILE));
     if (read.identity === this.lastSignalIdentity) return;
+    const firstLook = this.lastSignalIdentity === undefined;
     this.lastSignalIdentity = read.identity;
     if (!read.ok) {
       if (read.reason !== 'absent') this.event('signal_invalid', { reason: read.reason });
       return;
     }
+    // An adopted loop's first look finds the signal its earlier owner applied: not progress
+    // again (it would end a quota wait, and a signal without an iteration would count one).
+    if (firstLook && this.appliedByEarlierOwner()) return;
     const signal = read.signal;
     const { patch } = applySignal(this.row, signal, new Date(this.deps.clock.wall()));
     if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });

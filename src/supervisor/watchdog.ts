@@ -156,7 +156,7 @@ export class Watchdog {
     this.state = {
       stallCount: row.stallCount, lastCaptureHash: row.lastCaptureHash, recoveryStep: row.recoveryStep,
       recoveryTotal: row.recoveryTotal, lastProgressAt: host.now(), quotaArmed: true,
-      quota: row.quotaWaitSince ? this.storedWait(Date.parse(row.quotaWaitSince)) : undefined,
+      quota: row.quotaWaitSince ? this.storedWait(Date.parse(row.quotaWaitSince), row.quotaResetAt ? Date.parse(row.quotaResetAt) : NaN) : undefined,
     };
     this.statusIdentity = currentIdentity(join(host.taskDir, STATUS_FILE));
     this.hungWatch = new HungWatch({
@@ -234,11 +234,17 @@ export class Watchdog {
     return this.wall() - (this.host.now() - mono);
   }
 
-  /** A wait an earlier owner began (the row's quotaWaitSince): its reset time was not kept, so it probes now. */
-  private storedWait(sinceWall: number): QuotaWait {
+  /**
+   * A wait an earlier owner began (the row's quotaWaitSince): it goes on until the reset
+   * time the agent named, kept in the row (quotaResetAt), reckoned on both clocks from
+   * now; with none kept (none named, or a row from before it was kept), it probes now.
+   */
+  private storedWait(sinceWall: number, resetAt: number): QuotaWait {
     const clock = { wall: () => this.wall(), mono: () => this.host.now() };
     const since = Number.isFinite(sinceWall) ? monoOfWall(sinceWall, clock) : this.host.now();
-    return { since, sinceWall, line: '', nextProbeAt: this.host.now() };
+    if (!Number.isFinite(resetAt)) return { since, sinceWall, line: '', nextProbeAt: this.host.now() };
+    const resetMono = this.host.now() + Math.max(0, resetAt - this.wall());
+    return { since, sinceWall, line: '', resetAt, resetMono, nextProbeAt: resetMono };
   }
 
   /** A valid signal is progress: the agent is neither stalled nor waiting. */
@@ -434,7 +440,7 @@ export class Watchdog {
 
   private enterQuota(wait: QuotaWait, keys: string[] | undefined, session: Session): void {
     const sinceWall = wait.sinceWall ?? this.wallOf(wait.since);
-    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(sinceWall).toISOString() });
+    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(sinceWall).toISOString(), quotaResetAt: wait.resetAt === undefined ? '' : new Date(wait.resetAt).toISOString() });
     // a reset beyond the horizon (or none known): a person may want to know
     if (wait.resetAt === undefined || wait.resetAt - sinceWall > QUOTA_HORIZON_MS) {
       const until = wait.resetAt === undefined ? 'no reset time given' : `until ${new Date(wait.resetAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
@@ -453,7 +459,7 @@ export class Watchdog {
     const row = this.host.row();
     const stored = row.quotaWaitSince ? Date.parse(row.quotaWaitSince) : NaN;
     const waited = wait ? Math.max(0, this.host.now() - wait.since) : Number.isFinite(stored) ? Math.max(0, this.wall() - stored) : 0;
-    this.host.patch({ status: 'running', quotaWaitSince: '', quotaWaitMs: row.quotaWaitMs + waited });
+    this.host.patch({ status: 'running', quotaWaitSince: '', quotaResetAt: '', quotaWaitMs: row.quotaWaitMs + waited });
     if (row.waitingFor?.reason === 'quota') this.setWaiting(null);
     this.host.event('quota_resume', { why, waitedMs: waited });
     if (typeInto) this.typeContinuation(typeInto);

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { diffFrames, SHOW_CURSOR } from './frameDiff.js';
 import { gridOfBuffer, gridText, type Grid } from './grid.js';
 import { modelTerminal, type ModelTerminal } from './model.js';
+import { keyTrace, keyTraceOn } from './keyTrace.js';
 
 /** The real terminal as the writer needs it: a process.stdout or anything shaped like it. */
 export interface TerminalOut {
@@ -165,6 +166,7 @@ export class FrameWriter extends Writable {
     const next = this.screen();
     const bytes = diffFrames(this.shown, next, { sync: this.sync });
     this.shown = next;
+    if (keyTraceOn) keyTrace(`frame ${bytes.length} bytes, selected ${/^› (\S+)/m.exec(gridText(next))?.[1] ?? '-'}`);
     if (bytes === '') return;
     this.out.write(bytes);
     this.onFrame?.(Buffer.byteLength(bytes));

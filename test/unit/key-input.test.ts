@@ -84,4 +84,25 @@ describe('key input for Ink', () => {
     for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 25));
     expect(got).toEqual(['a', 'b', 'c']);
   });
+
+  it('hands out keys still queued when Ink listens again after a longer absence', async () => {
+    const tty = new FakeTty();
+    const keys = new KeyInput(tty);
+    keys.hold();
+    const got: string[] = [];
+    const reader = (): void => {
+      let k: string | null;
+      while ((k = keys.read()) !== null) got.push(k);
+    };
+    keys.on('readable', reader);
+    tty.push('jk');
+    expect(got).toEqual(['j']);
+    keys.off('readable', reader);
+    // Longer than the gap between keys: the timer that would hand out 'k' finds nobody.
+    for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(got).toEqual(['j']);
+    keys.on('readable', reader);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(got).toEqual(['j', 'k']);
+  });
 });
