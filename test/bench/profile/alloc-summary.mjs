@@ -1,0 +1,1 @@
+// node alloc-summary.mjs X.heapprofile [N] [seconds]: top N functions by bytes allocated (self, total), MB/s.
