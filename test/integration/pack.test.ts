@@ -19,14 +19,14 @@ function packedFiles(): string[] {
 describe('npm pack', () => {
   const files = packedFiles();
 
-  it('ships the bin, the built CLI, the dashboard bundle, README and LICENSE', () => {
-    for (const f of ['bin/autodeck.js', 'dist/src/cli.js', 'dist/src/commands/run.js', 'dist/src/skill/autodeckAuto.js', 'dist/dashboard.bundle.js', 'README.md', 'LICENSE', 'package.json']) {
+  it('ships the bin, the CLI bundles, the dashboard bundle, README and LICENSE', () => {
+    for (const f of ['bin/autodeck.js', 'dist/cli/cli.js', 'dist/cli/hook.js', 'dist/cli/status.js', 'dist/dashboard.bundle.js', 'README.md', 'LICENSE', 'package.json']) {
       expect(files, f).toContain(f);
     }
   });
 
   it('ships no tests, sources, CI, patches, source maps or build logs', () => {
-    const stray = files.filter((f) => /^(test|src|components|\.ci|patches|docs)\/|^dist\/(test|components)\/|\.map$|\.ts$|\.log$|tsconfig|vitest/.test(f));
+    const stray = files.filter((f) => /^(test|src|components|\.ci|patches|docs)\/|^dist\/(test|components|src)\/|\.map$|\.ts$|\.log$|tsconfig|vitest/.test(f));
     expect(stray).toEqual([]);
   });
 
