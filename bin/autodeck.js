@@ -48,14 +48,21 @@ async function full() {
  * Ink reads CI / CONTINUOUS_INTEGRATION once, when it loads, and then draws only the last
  * frame: a dashboard in a terminal whose shell exports CI=true would look frozen. They are
  * hidden while the bundle loads and put back at once, so the agents still inherit them.
+ * So is `fetch`: Ink's layout engine (yoga, WebAssembly in base64) loads itself with fetch
+ * when there is one, and the first call of Node's fetch loads its HTTP stack (undici), about
+ * 50 ms of the first frame (measured, docs/performance.md); without it, yoga decodes its
+ * bytes in place. Nothing else runs fetch while the bundle loads (webhooks come later).
  */
 async function loadBundle() {
   const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
+  const fetch = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+  if (fetch?.configurable) Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
   try {
     return await import('../dist/dashboard.bundle.js');
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+    if (fetch?.configurable) Object.defineProperty(globalThis, 'fetch', fetch);
   }
 }

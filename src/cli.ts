@@ -1,6 +1,7 @@
 import { CliError, EXIT, type CommandContext, type DashboardLauncher } from './commands/context.js';
 import { quietOnEpipe, settle } from './cliExit.js';
 import { quickStatus } from './commands/quickStatus.js';
+import { startupMark } from './startupTrace.js';
 
 // Everything else is imported when needed: the hooks run on every turn of the agent and
 // `status` in scripts, so starting fast matters more than tidy top-level imports.
@@ -116,6 +117,7 @@ async function parseWithMeow(argv: string[]) {
 }
 
 export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promise<number> {
+  startupMark('cli: main');
   // A hook answers Claude Code within a second and never fails it: no flags, no settings
   // files (a bad .autodeck.json must not turn into a refused tool call), AUTODECK_* only.
   if (argv[0] === 'hook' && !argv.includes('--help')) return (await import('./commands/hook.js')).hookMain(argv.slice(1));
@@ -124,6 +126,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   const quick = await quickStatus(argv);
   if (quick !== undefined) return quick;
   const cli = await parseWithMeow(argv);
+  startupMark('cli: flags parsed');
   const [command, ...args] = cli.input;
   if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {
     process.stderr.write(`autodeck: unknown command "${command}"; see autodeck --help\n`);
@@ -132,6 +135,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   const cwd = process.cwd();
   const { resolveSettings, formatSettingError, AGENT_PROFILES } = await import('./config/settings.js');
   const { value: settings, errors } = resolveSettings({ flags: cli.flags, env: process.env, cwd });
+  startupMark('cli: settings resolved');
   if (errors.length > 0) {
     process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
     return EXIT.usage;
@@ -154,6 +158,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   const wantsDashboard = (command === undefined || command === 'demo') && ui.loadDashboard !== undefined;
   const tty = wantsDashboard && Boolean(process.stdin.isTTY && process.stdout.isTTY);
   const dashboard = tty ? await ui.loadDashboard!() : undefined;
+  if (dashboard) startupMark('cli: dashboard bundle loaded');
   const ctx: CommandContext = { args, flags: cli.flags, settings, stdout: process.stdout, stderr: process.stderr, cwd, dashboard };
   if (command === undefined) {
     if (!dashboard) return noDashboard();
