@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { CliError, EXIT, type CommandContext, type DashboardLauncher } from './commands/context.js';
 import { quietOnEpipe, settle } from './cliExit.js';
 import { quickStatus } from './commands/quickStatus.js';
@@ -84,7 +85,7 @@ export interface CliUi {
   loadDashboard?: () => Promise<DashboardLauncher>;
 }
 
-async function parseWithMeow(argv: string[]) {
+export async function parseWithMeow(argv: string[]) {
   const { default: meow } = await import('meow');
   const { meowFlags, settingsHelp, repeatable, lastWins } = await import('./config/help.js');
   const flags = {
@@ -116,6 +117,35 @@ async function parseWithMeow(argv: string[]) {
   }
 }
 
+/**
+ * The dashboard's own call, `autodeck [--setting VALUE]...`, parsed with node's parseArgs:
+ * meow costs the first frame about 60 ms (docs/performance.md). Only settings flags, each
+ * with a value (repeats: the last wins, a list setting collects); anything else, or
+ * anything odd, goes through meow, which gives the full help and errors.
+ */
+export async function quickDashboardArgs(argv: string[]): Promise<{ input: string[]; flags: Record<string, unknown> } | undefined> {
+  if (argv.length > 0 && !argv[0]!.startsWith('--')) return undefined;
+  if (argv.some((a) => a === '--help' || a === '--version' || a === '--')) return undefined;
+  const { SETTINGS_TABLE } = await import('./config/schema.js');
+  const options = Object.fromEntries(SETTINGS_TABLE.map((r) => [r.flag.slice(2), { type: 'string', multiple: true } as const]));
+  let values: Record<string, string[] | undefined>;
+  try {
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+    values = parsed.values as Record<string, string[] | undefined>;
+  } catch {
+    return undefined;
+  }
+  const flags: Record<string, unknown> = {};
+  for (const r of SETTINGS_TABLE) {
+    const given = values[r.flag.slice(2)];
+    if (given === undefined) continue;
+    // a value meow would read otherwise (empty, or a flag-like word) goes through meow
+    if (given.some((v) => v === '' || v.startsWith('-'))) return undefined;
+    flags[r.flagKey] = r.kind.multiple ? given : given.at(-1);
+  }
+  return { input: [], flags };
+}
+
 export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promise<number> {
   startupMark('cli: main');
   // A hook answers Claude Code within a second and never fails it: no flags, no settings
@@ -125,7 +155,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   if (argv[0] === 'sim' && argv[1] !== undefined && !argv[1].startsWith('-')) return (await import('./commands/sim.js')).simMain(argv[1]);
   const quick = await quickStatus(argv);
   if (quick !== undefined) return quick;
-  const cli = await parseWithMeow(argv);
+  const cli = (await quickDashboardArgs(argv)) ?? (await parseWithMeow(argv));
   startupMark('cli: flags parsed');
   const [command, ...args] = cli.input;
   if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {
