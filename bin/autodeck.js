@@ -1,22 +1,27 @@
 #!/usr/bin/env node
-import module from 'node:module';
+'use strict';
+// CommonJS (bin/package.json): a CommonJS entry starts without Node's ESM loader, which
+// costs ~10 ms on Node 20 before the first line runs; the ES-module bundles are import()ed.
+const { enableCompileCache } = require('node:module');
 
-// The two calls made most often, by programs, each load one bundled file (dist/cli/): the
-// Stop hook Claude Code runs on every turn, and `status` (scripts, tmux every few seconds).
-// No flag parsing here: `hook` takes no flags (`--help` goes to the full CLI), and the
-// status bundle hands back any call it does not take itself.
+// The two calls made most often, by programs, each load one bundled CommonJS file
+// (dist/cli/): the Stop hook Claude Code runs on every turn, and `status` (scripts, tmux
+// every few seconds). No flag parsing here: `hook` takes no flags (`--help` goes to the
+// full CLI), and the status bundle hands back any call it does not take itself.
 const first = process.argv[2];
 if (first === 'hook' && !process.argv.includes('--help')) {
   // no compile cache: the hook loads little, and on Node 24 the cache made it slower (issue 12)
-  const { hookEntry } = await import('../dist/cli/hook.js');
-  hookEntry(process.argv.slice(3));
+  require('../dist/cli/hook.cjs').hookEntry(process.argv.slice(3));
 } else {
   // Node >= 22.1 keeps the compiled code of the modules it loads on disk (in the temp
   // folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off); a no-op on Node 20. It must be on
-  // before the CLI loads, so the CLI is imported after it, not statically.
-  module.enableCompileCache?.();
-  const taken = first === 'status' && (await (await import('../dist/cli/status.js')).statusEntry(process.argv.slice(2)));
-  if (!taken) await full();
+  // before the CLI loads, so the CLI is loaded after it.
+  enableCompileCache?.();
+  const status = first === 'status' ? require('../dist/cli/status.cjs').statusEntry(process.argv.slice(2)) : Promise.resolve(false);
+  status.then((taken) => (taken ? undefined : full())).catch((err) => {
+    process.stderr.write(`autodeck: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
 }
 
 async function full() {
@@ -30,7 +35,7 @@ async function full() {
   // already), the old space's growth once started (from the start, every few MB of loading
   // cost a full collection).
   if (likely && !process.env.AUTODECK_V8_DEFAULTS) {
-    const v8 = await import('node:v8');
+    const v8 = require('node:v8');
     v8.setFlagsFromString('--semi-space-growth-factor=1');
     setTimeout(() => v8.setFlagsFromString('--heap-growing-percent=30'), 3000).unref();
   }
