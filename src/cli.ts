@@ -119,7 +119,7 @@ export async function parseWithMeow(argv: string[]) {
 
 /**
  * The dashboard's own call, `autodeck [--setting VALUE]...`, parsed with node's parseArgs:
- * meow costs the first frame about 60 ms (docs/performance.md). Only settings flags, each
+ * meow's chunk alone takes ~60 ms to import (docs/performance.md). Only settings flags, each
  * with a value (repeats: the last wins, a list setting collects); anything else, or
  * anything odd, goes through meow, which gives the full help and errors.
  */
