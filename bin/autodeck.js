@@ -1,49 +1,73 @@
 #!/usr/bin/env node
-import module from 'node:module';
+'use strict';
+// CommonJS (bin/package.json): a CommonJS entry starts without Node's ESM loader, which
+// costs ~10 ms on Node 20 before the first line runs; the ES-module bundles are import()ed.
+const { enableCompileCache } = require('node:module');
 
-// Node >= 22.1 keeps the compiled code of the modules it loads on disk (in the temp
-// folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off); a no-op on Node 20. It must be on
-// before the CLI loads, so the CLI is imported after it, not statically. Not for `hook`:
-// it loads little, and on Node 24 the cache made it slower (measured: see issue 12).
-if (process.argv[2] !== 'hook') module.enableCompileCache?.();
-
+// The two calls made most often, by programs, each load one bundled CommonJS file
+// (dist/cli/): the Stop hook Claude Code runs on every turn, and `status` (scripts, tmux
+// every few seconds). No flag parsing here: `hook` takes no flags (`--help` goes to the
+// full CLI), and the status bundle hands back any call it does not take itself.
 const first = process.argv[2];
-// The words first: touching process.stdin costs the hook and `status` their start-up time.
-const likely = first === undefined || first === 'demo' || first.startsWith('-');
-// The dashboard lives for days with a small heap (about 30 MB live with 20 loops), but V8
-// sizes its heap for the machine: the young generation grew to 32 MB and the old space to
-// half again what it holds, 150 MB resident in all. Held small by flags V8 reads as it
-// grows the heap (so they work set at run time, without a second start), see
-// docs/performance.md: the young generation from the start (set later, it has grown
-// already), the old space's growth once started (from the start, every few MB of loading
-// cost a full collection).
-if (likely && !process.env.AUTODECK_V8_DEFAULTS) {
-  const v8 = await import('node:v8');
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
-  setTimeout(() => v8.setFlagsFromString('--heap-growing-percent=30'), 3000).unref();
+if (first === 'hook' && !process.argv.includes('--help')) {
+  // no compile cache: the hook loads little, and on Node 24 the cache made it slower (issue 12)
+  require('../dist/cli/hook.cjs').hookEntry(process.argv.slice(3));
+} else {
+  // Node >= 22.1 keeps the compiled code of the modules it loads on disk (in the temp
+  // folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off); a no-op on Node 20. It must be on
+  // before the CLI loads, so the CLI is loaded after it.
+  enableCompileCache?.();
+  const status = first === 'status' ? require('../dist/cli/status.cjs').statusEntry(process.argv.slice(2)) : Promise.resolve(false);
+  status.then((taken) => (taken ? undefined : full())).catch((err) => {
+    process.stderr.write(`autodeck: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
 }
-const { runCli } = await import('../dist/src/cli.js');
 
-// The dashboard is one bundled file (React in production mode); when it is likely wanted,
-// loading it starts now, alongside the CLI's own start-up.
-const BUNDLE = '../dist/dashboard.bundle.js';
-const early = likely && process.stdout.isTTY && process.stdin.isTTY ? loadBundle() : undefined;
-early?.catch(() => {}); // reported when awaited
+async function full() {
+  // The words first: touching process.stdin costs the hook and `status` their start-up time.
+  const likely = first === undefined || first === 'demo' || first.startsWith('-');
+  // The dashboard lives for days with a small heap (about 30 MB live with 20 loops), but V8
+  // sizes its heap for the machine: the young generation grew to 32 MB and the old space to
+  // half again what it holds, 150 MB resident in all. Held small by flags V8 reads as it
+  // grows the heap (so they work set at run time, without a second start), see
+  // docs/performance.md: the young generation from the start (set later, it has grown
+  // already), the old space's growth once started (from the start, every few MB of loading
+  // cost a full collection).
+  if (likely && !process.env.AUTODECK_V8_DEFAULTS) {
+    const v8 = require('node:v8');
+    v8.setFlagsFromString('--semi-space-growth-factor=1');
+    setTimeout(() => v8.setFlagsFromString('--heap-growing-percent=30'), 3000).unref();
+  }
+  const { runCli } = await import('../dist/cli/cli.js');
 
-runCli({ loadDashboard: async () => (await (early ?? loadBundle())).runDashboard });
+  // The dashboard is one bundled file (React in production mode); when it is likely wanted,
+  // loading it starts now, alongside the CLI's own start-up.
+  const early = likely && process.stdout.isTTY && process.stdin.isTTY ? loadBundle() : undefined;
+  early?.catch(() => {}); // reported when awaited
+
+  runCli({ loadDashboard: async () => (await (early ?? loadBundle())).runDashboard });
+}
 
 /**
  * Ink reads CI / CONTINUOUS_INTEGRATION once, when it loads, and then draws only the last
  * frame: a dashboard in a terminal whose shell exports CI=true would look frozen. They are
  * hidden while the bundle loads and put back at once, so the agents still inherit them.
+ * So is `fetch`: Ink's layout engine (yoga, WebAssembly in base64) loads itself with fetch
+ * when there is one, and the first call of Node's fetch loads its HTTP stack (undici), about
+ * 50 ms of the first frame (measured, docs/performance.md); without it, yoga decodes its
+ * bytes in place. Nothing else runs fetch while the bundle loads (webhooks come later).
  */
 async function loadBundle() {
   const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
+  const fetch = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+  if (fetch?.configurable) Object.defineProperty(globalThis, 'fetch', { value: undefined, configurable: true, writable: true });
   try {
-    return await import(BUNDLE);
+    return await import('../dist/dashboard.bundle.js');
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+    if (fetch?.configurable) Object.defineProperty(globalThis, 'fetch', fetch);
   }
 }

@@ -12,6 +12,7 @@ import { controlKeyByte } from '../src/config/settings.js';
 import { printable } from '../src/format/event.js';
 import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
+import { startupMark } from '../src/startupTrace.js';
 import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
 
 /**
@@ -36,7 +37,9 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
   const { settings } = ctx;
   const stdin = process.stdin;
   const stdout = process.stdout;
+  startupMark('dashboard: start');
   const { store, supervisor } = openQuietSupervisor(settings);
+  startupMark('dashboard: supervisor open');
   let api: SupervisorApi | undefined;
   let model: LiveModel | undefined;
   const cleanup: (() => unknown)[] = [];
@@ -44,6 +47,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
   try {
     supervisor.adoptOrphans();
     supervisor.keepAdopting();
+    startupMark('dashboard: orphans adopted');
     if (settings.apiPort > 0) {
       api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
       cleanup.push(() => api?.close());
@@ -55,6 +59,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
     model = new LiveModel(supervisor, store, settings.roots);
+    startupMark('dashboard: model');
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});
       if (!r.ok) problems.push(printable(r.message));
@@ -71,9 +76,13 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // Ink draws into a model of the terminal; only the cells that changed reach the real one.
     // AUTODECK_FRAME_DUMP=FILE: the model's text after each frame, for tests and bug reports.
     const dump = process.env.AUTODECK_FRAME_DUMP;
+    let frameCount = 0;
     const frames: FrameWriter = new FrameWriter(stdout, {
       sync: syncOutputWanted(process.env),
-      onFrame: dump ? () => dumpScreen(dump, frames.screen()) : undefined,
+      onFrame: (bytes) => {
+        if (frameCount++ === 0) startupMark(`dashboard: first frame written (${bytes} B)`);
+        if (dump) dumpScreen(dump, frames.screen());
+      },
     });
     cleanup.push(() => frames.close());
 
@@ -112,6 +121,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
           </ThemeContext.Provider>,
           { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: KEY_FPS },
         );
+        startupMark('dashboard: render returned');
         instance.waitUntilExit().catch((err: unknown) => {
           problems.push(String(err));
           resolve({ kind: 'quit' });

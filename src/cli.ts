@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
-import { CliError, EXIT, isCliError, type CommandContext, type DashboardLauncher } from './commands/context.js';
+import { CliError, EXIT, type CommandContext, type DashboardLauncher } from './commands/context.js';
+import { quietOnEpipe, settle } from './cliExit.js';
+import { quickStatus } from './commands/quickStatus.js';
+import { startupMark } from './startupTrace.js';
 
 // Everything else is imported when needed: the hooks run on every turn of the agent and
 // `status` in scripts, so starting fast matters more than tidy top-level imports.
@@ -82,7 +85,7 @@ export interface CliUi {
   loadDashboard?: () => Promise<DashboardLauncher>;
 }
 
-async function parseWithMeow(argv: string[]) {
+export async function parseWithMeow(argv: string[]) {
   const { default: meow } = await import('meow');
   const { meowFlags, settingsHelp, repeatable, lastWins } = await import('./config/help.js');
   const flags = {
@@ -115,54 +118,45 @@ async function parseWithMeow(argv: string[]) {
 }
 
 /**
- * `status [--json] [--db PATH]`, the call scripts make in a loop, parsed with node's own
- * parseArgs: loading meow costs about a third of the command's time. Anything else (or
- * anything odd) goes through meow, which gives the full help and errors.
+ * The dashboard's own call, `autodeck [--setting VALUE]...`, parsed with node's parseArgs:
+ * meow's chunk alone takes ~60 ms to import (docs/performance.md). Only settings flags, each
+ * with a value (repeats: the last wins, a list setting collects); anything else, or
+ * anything odd, goes through meow, which gives the full help and errors.
  */
-function quickStatusArgs(argv: string[]): { input: string[]; flags: Record<string, unknown> } | undefined {
-  if (argv[0] !== 'status') return undefined;
+export async function quickDashboardArgs(argv: string[]): Promise<{ input: string[]; flags: Record<string, unknown> } | undefined> {
+  if (argv.length > 0 && !argv[0]!.startsWith('--')) return undefined;
+  if (argv.some((a) => a === '--help' || a === '--version' || a === '--')) return undefined;
+  const { SETTINGS_TABLE } = await import('./config/schema.js');
+  const options = Object.fromEntries(SETTINGS_TABLE.map((r) => [r.flag.slice(2), { type: 'string', multiple: true } as const]));
+  let values: Record<string, string[] | undefined>;
   try {
-    const { values, positionals } = parseArgs({
-      args: argv, allowPositionals: true, strict: true,
-      options: { json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' }, format: { type: 'string' } },
-    });
-    return positionals.length === 1 ? { input: positionals, flags: values } : undefined;
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+    values = parsed.values as Record<string, string[] | undefined>;
   } catch {
     return undefined;
   }
-}
-
-/**
- * `status --format tmux [--db PATH]`, run by tmux every few seconds: no meow, no settings
- * table, one query (issue 15). Undefined: not this call, or a config file the full path
- * must report on.
- */
-async function quickTmuxStatus(argv: string[]): Promise<number | undefined> {
-  if (argv[0] !== 'status' || !argv.some((a) => a === 'tmux' || a === '--format=tmux')) return undefined;
-  let values: { format?: string | undefined; db?: string | undefined };
-  try {
-    ({ values } = parseArgs({ args: argv.slice(1), strict: true, options: { format: { type: 'string' }, db: { type: 'string' } } }));
-  } catch {
-    return undefined;
+  const flags: Record<string, unknown> = {};
+  for (const r of SETTINGS_TABLE) {
+    const given = values[r.flag.slice(2)];
+    if (given === undefined) continue;
+    // a value meow would read otherwise (empty, or a flag-like word) goes through meow
+    if (given.some((v) => v === '' || v.startsWith('-'))) return undefined;
+    flags[r.flagKey] = r.kind.multiple ? given : given.at(-1);
   }
-  if (values.format !== 'tmux') return undefined;
-  const { quickDbPath } = await import('./commands/statusDb.js');
-  const db = quickDbPath(values.db, process.env, process.cwd());
-  if (db === undefined) return undefined;
-  const { tmuxStatus } = await import('./commands/statusTmux.js');
-  process.stdout.write(`${tmuxStatus(db)}\n`);
-  return 0;
+  return { input: [], flags };
 }
 
 export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promise<number> {
+  startupMark('cli: main');
   // A hook answers Claude Code within a second and never fails it: no flags, no settings
   // files (a bad .autodeck.json must not turn into a refused tool call), AUTODECK_* only.
   if (argv[0] === 'hook' && !argv.includes('--help')) return (await import('./commands/hook.js')).hookMain(argv.slice(1));
   // The simulated agent takes an agent's own flags after its folder (`--resume ID` when restarted).
   if (argv[0] === 'sim' && argv[1] !== undefined && !argv[1].startsWith('-')) return (await import('./commands/sim.js')).simMain(argv[1]);
-  const tmux = await quickTmuxStatus(argv);
-  if (tmux !== undefined) return tmux;
-  const cli = quickStatusArgs(argv) ?? (await parseWithMeow(argv));
+  const quick = await quickStatus(argv);
+  if (quick !== undefined) return quick;
+  const cli = (await quickDashboardArgs(argv)) ?? (await parseWithMeow(argv));
+  startupMark('cli: flags parsed');
   const [command, ...args] = cli.input;
   if (command !== undefined && !(COMMANDS as readonly string[]).includes(command)) {
     process.stderr.write(`autodeck: unknown command "${command}"; see autodeck --help\n`);
@@ -171,6 +165,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   const cwd = process.cwd();
   const { resolveSettings, formatSettingError, AGENT_PROFILES } = await import('./config/settings.js');
   const { value: settings, errors } = resolveSettings({ flags: cli.flags, env: process.env, cwd });
+  startupMark('cli: settings resolved');
   if (errors.length > 0) {
     process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
     return EXIT.usage;
@@ -193,6 +188,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   const wantsDashboard = (command === undefined || command === 'demo') && ui.loadDashboard !== undefined;
   const tty = wantsDashboard && Boolean(process.stdin.isTTY && process.stdout.isTTY);
   const dashboard = tty ? await ui.loadDashboard!() : undefined;
+  if (dashboard) startupMark('cli: dashboard bundle loaded');
   const ctx: CommandContext = { args, flags: cli.flags, settings, stdout: process.stdout, stderr: process.stderr, cwd, dashboard };
   if (command === undefined) {
     if (!dashboard) return noDashboard();
@@ -201,34 +197,8 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
   return dispatch(command as CommandName, ctx);
 }
 
-async function report(err: unknown): Promise<number> {
-  if (isCliError(err)) {
-    process.stderr.write(`${err.message}\n`);
-    return err.code;
-  }
-  const { isBusyError } = await import('./store/db.js');
-  if (isBusyError(err)) {
-    process.stderr.write('autodeck: the state database is locked by another process (waited 5 s); try again\n');
-    return EXIT.other;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`autodeck: ${message.split('\n')[0]}\n`);
-  if (process.env.AUTODECK_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
-  return EXIT.other;
-}
-
-function exit(code: number): void {
-  process.exitCode = code;
-  // A safety net: a handle left open (a closing watcher, a dying pty) must not hold the exit.
-  setTimeout(() => process.exit(code), 2000).unref();
-}
-
 /** The bin's one call. */
 export function runCli(ui: CliUi = {}): void {
-  // A reader that went away (`autodeck log --json | head -2`) is no failure of ours.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
-  main(process.argv.slice(2), ui).then(exit, async (err: unknown) => exit(await report(err)));
+  quietOnEpipe();
+  settle(main(process.argv.slice(2), ui));
 }

@@ -1,14 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { FAST_STEP, PACED_STEP, demoModules, writeDemoWorkspace } from '../demo/workspace.js';
 import { CliError } from './context.js';
 import { line, type CommandContext } from './context.js';
 import { supervise } from './run.js';
-
-/** The CLI's own entry, so the demo's agent is this very autodeck's simulator. */
-const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
+import { ownBin } from '../hooks/commands.js';
 
 /**
  * `autodeck demo`: builds a throwaway workspace of task modules with different
@@ -17,6 +14,8 @@ const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
  */
 export async function demo(ctx: CommandContext): Promise<number> {
   const step = demoStep(ctx.flags, ctx.dashboard !== undefined);
+  // this very autodeck's simulator (found from here: the code may be a bundle in dist/cli/)
+  const BIN = ownBin();
   const modules = demoModules(step);
   const workspace = mkdtempSync(join(tmpdir(), 'autodeck-demo-'));
   const root = join(workspace, 'AiTasks');

@@ -80,7 +80,7 @@ const failure = (s: Shot): string => (s.error ? s.error.message : `exit ${s.stat
 
 
 /** A throwaway project: git top level, AiTasks root, HOME, state, a database with runs and loops. */
-function workspace(): { dir: string; db: string; env: NodeJS.ProcessEnv; hookDir: string; transcript: string; cleanup: () => void } {
+export function workspace(): { dir: string; db: string; env: NodeJS.ProcessEnv; hookDir: string; transcript: string; cleanup: () => void } {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'autodeck-bench-cli-')));
   mkdirSync(join(dir, '.git'));
   const root = join(dir, 'AiTasks');
@@ -139,7 +139,7 @@ function workspace(): { dir: string; db: string; env: NodeJS.ProcessEnv; hookDir
 }
 
 /** The hook module's checklist: `total` tasks, the first `done` of them completed. */
-function writeChecklist(hookDir: string, done: number, total: number): void {
+export function writeChecklist(hookDir: string, done: number, total: number): void {
   const items = Array.from({ length: total }, (_, i) => ({ id: String(i + 1), subject: `task ${i + 1}`, status: i < done ? 'completed' : 'pending' }));
   writeFileSync(join(hookDir, '.checklist.json'), JSON.stringify(items));
 }

@@ -19,14 +19,14 @@ function packedFiles(): string[] {
 describe('npm pack', () => {
   const files = packedFiles();
 
-  it('ships the bin, the built CLI, the dashboard bundle, README and LICENSE', () => {
-    for (const f of ['bin/autodeck.js', 'dist/src/cli.js', 'dist/src/commands/run.js', 'dist/src/skill/autodeckAuto.js', 'dist/dashboard.bundle.js', 'README.md', 'LICENSE', 'package.json']) {
+  it('ships the bin, the CLI bundles, the dashboard bundle, README and LICENSE', () => {
+    for (const f of ['bin/autodeck.js', 'dist/cli/cli.js', 'dist/cli/hook.cjs', 'dist/cli/status.cjs', 'bin/package.json', 'dist/dashboard.bundle.js', 'README.md', 'LICENSE', 'package.json']) {
       expect(files, f).toContain(f);
     }
   });
 
   it('ships no tests, sources, CI, patches, source maps or build logs', () => {
-    const stray = files.filter((f) => /^(test|src|components|\.ci|patches|docs)\/|^dist\/(test|components)\/|\.map$|\.ts$|\.log$|tsconfig|vitest/.test(f));
+    const stray = files.filter((f) => /^(test|src|components|\.ci|patches|docs)\/|^dist\/(test|components|src)\/|\.map$|\.ts$|\.log$|tsconfig|vitest/.test(f));
     expect(stray).toEqual([]);
   });
 
@@ -35,7 +35,7 @@ describe('npm pack', () => {
     for (const hook of ['preinstall', 'install', 'postinstall']) expect(pkg.scripts[hook], hook).toBeUndefined();
     for (const dev of ['ink', 'react', '@inkjs/ui', 'patch-package']) expect(pkg.dependencies[dev], dev).toBeUndefined();
     // every bare import left in the built code that ships is a runtime dependency or a Node built-in
-    const shipped = files.filter((f) => f.endsWith('.js')).map((f) => readFileSync(`${ROOT}${f}`, 'utf8'));
+    const shipped = files.filter((f) => /\.c?js$/.test(f)).map((f) => readFileSync(`${ROOT}${f}`, 'utf8'));
     // import/export statements (a `} from` line ends a long one), import() and require() calls
     const specifier = /^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^./'"][^'"]*)['"]|^\}\s*from\s*['"]([^./'"][^'"]*)['"]|^import\s*['"]([^./'"][^'"]*)['"]|\bimport\(\s*['"]([^./'"][^'"]*)['"]\s*\)|\brequire\(\s*['"]([^./'"][^'"]*)['"]\s*\)/gm;
     const external = new Set(shipped.flatMap((code) => [...code.matchAll(specifier)].map((m) => m.slice(1).find(Boolean)!)));

@@ -1,0 +1,39 @@
+// The CLI as bundles (issue 12 item 4), built from tsc's output in dist/src:
+// - dist/cli/hook.js and dist/cli/status.js: one file each, everything they need inlined, for
+//   the bin's fast paths (Claude Code's Stop hook, `status` in scripts and tmux);
+// - dist/cli/cli.js with its chunks: every other command, split at the CLI's dynamic
+//   imports so each command loads only its own code (no meow for the hook, no supervisor,
+//   chokidar or node-pty for `status`...).
+// The native modules stay outside. AUTODECK_BUNDLE_META=FILE writes esbuild's metafile.
+import { build } from 'esbuild';
+import { rmSync, writeFileSync } from 'node:fs';
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: ['better-sqlite3', 'node-pty'],
+  // bundled CommonJS (which, shell-quote...) requires node built-ins through this
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  logLevel: 'warning',
+  metafile: true,
+};
+
+rmSync('dist/cli', { recursive: true, force: true });
+const results = await Promise.all([
+  // CommonJS: the bin's fast paths load them with require(), which skips Node's ESM loader
+  // (its start-up alone is ~10 ms on Node 20) and loads the database driver directly.
+  build({
+    ...common, format: 'cjs', outExtension: { '.js': '.cjs' },
+    entryPoints: { hook: 'dist/src/entries/hook.js', status: 'dist/src/entries/status.js' }, outdir: 'dist/cli',
+    define: { 'import.meta.url': '__importMetaUrl' },
+    banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  }),
+  build({ ...common, entryPoints: { cli: 'dist/src/cli.js' }, outdir: 'dist/cli', splitting: true, chunkNames: 'chunks/[name]-[hash]' }),
+]);
+if (process.env.AUTODECK_BUNDLE_META) {
+  const outputs = Object.assign({}, ...results.map((r) => r.metafile.outputs));
+  const inputs = Object.assign({}, ...results.map((r) => r.metafile.inputs));
+  writeFileSync(process.env.AUTODECK_BUNDLE_META, JSON.stringify({ inputs, outputs }));
+}

@@ -1,0 +1,44 @@
+import { EXIT, isCliError } from './commands/context.js';
+
+/**
+ * How every autodeck process ends: the exit code of its command, or the one line that says
+ * why it failed. Shared by the full CLI and the bin's fast paths (`hook`, `status`).
+ */
+
+/** A reader that went away (`autodeck log --json | head -2`) is no failure of ours. */
+let quiet = false;
+export function quietOnEpipe(): void {
+  if (quiet) return;
+  quiet = true;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
+export async function report(err: unknown): Promise<number> {
+  if (isCliError(err)) {
+    process.stderr.write(`${err.message}\n`);
+    return err.code;
+  }
+  const { isBusyError } = await import('./store/db.js');
+  if (isBusyError(err)) {
+    process.stderr.write('autodeck: the state database is locked by another process (waited 5 s); try again\n');
+    return EXIT.other;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`autodeck: ${message.split('\n')[0]}\n`);
+  if (process.env.AUTODECK_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  return EXIT.other;
+}
+
+export function exit(code: number): void {
+  process.exitCode = code;
+  // A safety net: a handle left open (a closing watcher, a dying pty) must not hold the exit.
+  setTimeout(() => process.exit(code), 2000).unref();
+}
+
+/** Ends the process with what `run` resolves to, or with the report of what it threw. */
+export function settle(run: Promise<number>): void {
+  run.then(exit, async (err: unknown) => exit(await report(err)));
+}

@@ -1,0 +1,65 @@
+import { parseArgs } from 'node:util';
+import { EXIT, line } from './context.js';
+
+/**
+ * `autodeck status` in its common forms, without meow (loading it costs about a third of
+ * the command's time) and without the rest of the CLI: the bin loads this module alone, as
+ * its own bundle, for `status`. Undefined: not one of these calls (anything odd goes to the
+ * full CLI, which gives the full help and errors).
+ *
+ * - `status --format tmux [--db PATH]`, run by tmux every few seconds: no settings table,
+ *   one query (issue 15);
+ * - `status [--json] [--iterations] [--format F] [--db PATH]`: the settings resolved as the
+ *   full CLI does (a bad settings file is still exit 2), then the status command.
+ */
+export async function quickStatus(argv: string[]): Promise<number | undefined> {
+  if (argv[0] !== 'status') return undefined;
+  const tmux = await quickTmuxStatus(argv);
+  if (tmux !== undefined) return tmux;
+  const flags = quickStatusFlags(argv);
+  if (flags === undefined) return undefined;
+  const cwd = process.cwd();
+  const { resolveSettings, formatSettingError } = await import('../config/settings.js');
+  const { value: settings, errors } = resolveSettings({ flags, env: process.env, cwd });
+  if (errors.length > 0) {
+    process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
+    return EXIT.usage;
+  }
+  if (flags.format === 'tmux') {
+    const { tmuxStatus } = await import('./statusTmux.js');
+    line(process.stdout, tmuxStatus(settings.db));
+    return 0;
+  }
+  const { status } = await import('./status.js');
+  return status({ args: [], flags, settings, stdout: process.stdout, stderr: process.stderr, cwd });
+}
+
+function quickStatusFlags(argv: string[]): Record<string, unknown> | undefined {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv, allowPositionals: true, strict: true,
+      options: { json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' }, format: { type: 'string' } },
+    });
+    return positionals.length === 1 ? values : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Undefined: not this call, or a config file the full path must report on. */
+async function quickTmuxStatus(argv: string[]): Promise<number | undefined> {
+  if (!argv.some((a) => a === 'tmux' || a === '--format=tmux')) return undefined;
+  let values: { format?: string | undefined; db?: string | undefined };
+  try {
+    ({ values } = parseArgs({ args: argv.slice(1), strict: true, options: { format: { type: 'string' }, db: { type: 'string' } } }));
+  } catch {
+    return undefined;
+  }
+  if (values.format !== 'tmux') return undefined;
+  const { quickDbPath } = await import('./statusDb.js');
+  const db = quickDbPath(values.db, process.env, process.cwd());
+  if (db === undefined) return undefined;
+  const { tmuxStatus } = await import('./statusTmux.js');
+  process.stdout.write(`${tmuxStatus(db)}\n`);
+  return 0;
+}
