@@ -48,6 +48,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   if (follow && ui.selectedKey === undefined) followed.current = interestingKey(rows, followed.current);
   const selectedKey = ui.selectedKey ?? (follow ? followed.current : undefined);
   const index = selectedIndex(rows, selectedKey);
+  if (keyTraceOn) keyTrace(`render selected ${rows[index]?.name ?? '-'}`);
   const row = index >= 0 ? rows[index] : undefined;
   const breakpoint = breakpointFor(width);
   const overlay = ui.overlay;

@@ -14,14 +14,17 @@ import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { startupMark } from '../src/startupTrace.js';
 import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
+import { keyTrace, keyTraceOn } from '../src/term/keyTrace.js';
 
 /**
- * Ink's render throttle: what a key waits at most behind the last frame (key-to-screen
- * p99 under 100 ms needs it well under that: measured in test/faults/dashboard-flood).
- * Changes of the data are held to 10 frames a second by the model's own coalescing
- * (CHANGE_COALESCE_MS), not by this.
+ * Ink's render throttle: none (0). A key's effect is drawn as soon as React has rendered
+ * it, not behind a 33 ms frame slot: under the flood row (400,000 lines, 19 other loops)
+ * key-to-screen p50 went from 46-56 ms at 30 fps to 31-47 ms (test/faults/dashboard-flood,
+ * docs/faults.md). Changes of the data are still held to 10 frames a second by the model's
+ * own coalescing (CHANGE_COALESCE_MS), and the agent screen by its ScreenFeed, so this
+ * adds no frames of their own.
  */
-const KEY_FPS = 30;
+const KEY_FPS = 0;
 /** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
@@ -119,7 +122,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
               />
             </ModelContext.Provider>
           </ThemeContext.Provider>,
-          { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: KEY_FPS },
+          { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: KEY_FPS, onRender: keyTraceOn ? ({ renderTime }: { renderTime: number }) => keyTrace(`ink render ${renderTime.toFixed(1)} ms`) : undefined },
         );
         startupMark('dashboard: render returned');
         instance.waitUntilExit().catch((err: unknown) => {

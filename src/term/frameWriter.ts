@@ -83,6 +83,7 @@ export class FrameWriter extends Writable {
 
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.disposed) {
+      if (keyTraceOn && !this.flushQueued) keyTrace('ink writes');
       this.term.write(typeof chunk === 'string' ? chunk : new Uint8Array(chunk));
       this.queueFlush();
     }
