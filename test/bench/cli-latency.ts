@@ -242,5 +242,9 @@ function formatReport(r: Omit<CliLatencyReport, 'text'>): string {
     `Each command ran unmeasured a few times first, then ${r.samples} times; p95 by nearest rank. The floors show what ` +
       'node itself and loading the CLI cost on this machine; a command can only be as fast as its floor.',
     ...(notes.length ? ['Notes:', ...notes] : []),
+    ...(process.env.NODE_EXTRA_CA_CERTS ? [
+      `NODE_EXTRA_CA_CERTS is set (${process.env.NODE_EXTRA_CA_CERTS}): Node 20 reads that file before any JavaScript runs, in every ` +
+        'command above. For the figures of a machine without it: env -u NODE_EXTRA_CA_CERTS node dist/test/bench/cli.js',
+    ] : []),
   ].join('\n');
 }
