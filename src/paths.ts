@@ -22,6 +22,11 @@ export function homeDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.HOME || homedir();
 }
 
+/** A path as a user writes it in a flag, a variable or a settings file: `~` and `~/x` in home, else against `baseDir`. */
+export function userPath(p: string, home: string, baseDir: string): string {
+  return resolve(baseDir, p === '~' ? home : p.startsWith('~/') ? home + p.slice(1) : p);
+}
+
 /** The XDG spec says a relative (or empty) value is invalid and must be ignored. */
 function xdgDir(value: string | undefined, env: NodeJS.ProcessEnv, fallback: string): string {
   return value && isAbsolute(value) ? value : join(homeDir(env), fallback);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { defaultDbPath, homeDir, projectConfigPath, userConfigPath } from '../paths.js';
+import { dirname } from 'node:path';
+import { defaultDbPath, homeDir, projectConfigPath, userConfigPath, userPath } from '../paths.js';
 
 /**
  * The `db` setting as resolveSettings finds it (flag > AUTODECK_DB > project file > user
@@ -10,9 +10,8 @@ import { defaultDbPath, homeDir, projectConfigPath, userConfigPath } from '../pa
  */
 export function quickDbPath(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   const home = homeDir(env);
-  const toPath = (p: string, base: string): string => resolve(base, p === '~' ? home : p.startsWith('~/') ? home + p.slice(1) : p);
-  if (flag !== undefined && flag.trim() !== '') return toPath(flag, cwd);
-  if (env.AUTODECK_DB) return toPath(env.AUTODECK_DB, cwd);
+  if (flag !== undefined && flag.trim() !== '') return userPath(flag, home, cwd);
+  if (env.AUTODECK_DB) return userPath(env.AUTODECK_DB, home, cwd);
   for (const file of [projectConfigPath(cwd), userConfigPath(env)]) {
     let text: string;
     try {
@@ -30,7 +29,7 @@ export function quickDbPath(flag: string | undefined, env: NodeJS.ProcessEnv, cw
     const db = (data as { db?: unknown } | null)?.db;
     if (db === undefined) continue;
     if (typeof db !== 'string' || db.trim() === '') return undefined;
-    return toPath(db, dirname(file));
+    return userPath(db, home, dirname(file));
   }
   return defaultDbPath(env);
 }

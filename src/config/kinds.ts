@@ -1,5 +1,6 @@
-import { delimiter, resolve } from 'node:path';
+import { delimiter } from 'node:path';
 import { AgentCommandError, splitAgentCommand } from '../agent/command.js';
+import { userPath } from '../paths.js';
 
 /** Where a raw value came from, and what relative paths in it are relative to. */
 export interface ParseContext {
@@ -166,16 +167,11 @@ export const httpUrl: Kind<string> = {
   },
 };
 
-function toPath(p: string, ctx: ParseContext): string {
-  const expanded = p === '~' ? ctx.home : p.startsWith('~/') ? ctx.home + p.slice(1) : p;
-  return resolve(ctx.baseDir, expanded);
-}
-
 export const path = (arg = 'PATH'): Kind<string> => ({
   arg,
   parse(raw, ctx) {
     if (typeof raw !== 'string' || raw.trim() === '') return fail(`${show(raw)} is not a path`);
-    return ok(toPath(raw, ctx));
+    return ok(userPath(raw, ctx.home, ctx.baseDir));
   },
 });
 
@@ -191,7 +187,7 @@ export const paths: Kind<string[]> = {
     if (list.length === 0) return fail('needs at least one folder');
     const bad = list.find((p) => typeof p !== 'string' || p.trim() === '');
     if (bad !== undefined) return fail(`${show(bad)} is not a folder path`);
-    return ok((list as string[]).map((p) => toPath(p, ctx)));
+    return ok((list as string[]).map((p) => userPath(p, ctx.home, ctx.baseDir)));
   },
 };
 

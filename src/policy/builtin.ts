@@ -1,5 +1,5 @@
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { ApprovalRequest, PolicyContext } from './rules.js';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { absolutePath, type ApprovalRequest, type PolicyContext } from './rules.js';
 import { base, SHELLS, splitCommand, type SimpleCommand } from './shell.js';
 
 /**
@@ -31,14 +31,9 @@ export function inside(dir: string, path: string): boolean {
 /** A command's path argument as an absolute path; undefined when it depends on a variable or substitution. */
 function resolveArg(arg: string, cmd: SimpleCommand, ctx: PolicyContext): string | undefined {
   if (arg.includes('$') || arg.includes('`')) return undefined;
-  const cwd = cmd.cdTo === undefined ? ctx.cwd : cmd.cdTo.includes('$') ? undefined : expandHome(cmd.cdTo, ctx, ctx.cwd);
+  const cwd = cmd.cdTo === undefined ? ctx.cwd : cmd.cdTo.includes('$') ? undefined : absolutePath(cmd.cdTo, ctx, ctx.cwd);
   if (cwd === undefined) return undefined;
-  return expandHome(arg, ctx, cwd);
-}
-
-function expandHome(p: string, ctx: PolicyContext, cwd: string): string {
-  if (p === '~' || p.startsWith('~/')) return join(ctx.home, p.slice(1));
-  return isAbsolute(p) ? resolve(p) : resolve(cwd, p);
+  return absolutePath(arg, ctx, cwd);
 }
 
 /** The directory a glob's path stands for: `/tmp/*` → `/tmp`, `*` → `.`. */
@@ -120,7 +115,7 @@ function networkPipe(cmds: readonly SimpleCommand[]): BuiltinHit | undefined {
 function writesOutside(paths: readonly { path: string; cmd?: SimpleCommand }[], ctx: PolicyContext): BuiltinHit | undefined {
   for (const { path, cmd } of paths) {
     if (DEVICES.test(path)) continue;
-    const abs = cmd ? resolveArg(path, cmd, ctx) : expandHome(path, ctx, ctx.cwd);
+    const abs = cmd ? resolveArg(path, cmd, ctx) : absolutePath(path, ctx, ctx.cwd);
     if (abs === undefined) continue; // `> $LOG`: unknown, not refused (a redirection is no delete)
     if (inside(ctx.projectDir, abs) || ctx.tempDirs.some((t) => inside(t, abs))) continue;
     return { id: 'write-outside-project', why: `a write to ${path}, outside the project` };
