@@ -20,7 +20,7 @@ import type { DeckRow } from '../src/deck/deck.js';
 import { quitLines } from './quit.js';
 import { interestingKey } from '../src/deck/focus.js';
 import { useTheme } from './theme.js';
-import { keyTrace, keyTraceOn } from '../src/term/keyTrace.js';
+import { keyTrace, keyTraceOn } from '../src/trace.js';
 
 export interface AppProps {
   /** Where the dashboard was before an attach. */

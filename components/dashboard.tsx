@@ -12,9 +12,8 @@ import { controlKeyByte } from '../src/config/settings.js';
 import { printable } from '../src/format/event.js';
 import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
-import { startupMark } from '../src/startupTrace.js';
+import { keyTrace, keyTraceOn, startupMark } from '../src/trace.js';
 import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
-import { keyTrace, keyTraceOn } from '../src/term/keyTrace.js';
 
 /**
  * Ink's render throttle: none (0). A key's effect is drawn as soon as React has rendered

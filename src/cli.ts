@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { CliError, EXIT, type CommandContext, type DashboardLauncher } from './commands/context.js';
 import { quietOnEpipe, settle } from './cliExit.js';
 import { quickStatus } from './commands/quickStatus.js';
-import { startupMark } from './startupTrace.js';
+import { startupMark } from './trace.js';
 
 // Everything else is imported when needed: the hooks run on every turn of the agent and
 // `status` in scripts, so starting fast matters more than tidy top-level imports.

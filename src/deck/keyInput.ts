@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
-import { keyTrace, keyTraceOn } from '../term/keyTrace.js';
+import { keyTrace, keyTraceOn } from '../trace.js';
 
 const ESC = '\x1b';
 /**

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { diffFrames, SHOW_CURSOR } from './frameDiff.js';
 import { gridOfBuffer, gridText, type Grid } from './grid.js';
 import { modelTerminal, type ModelTerminal } from './model.js';
-import { keyTrace, keyTraceOn } from './keyTrace.js';
+import { keyTrace, keyTraceOn } from '../trace.js';
 
 /** The real terminal as the writer needs it: a process.stdout or anything shaped like it. */
 export interface TerminalOut {
