@@ -170,12 +170,6 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
     process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
     return EXIT.usage;
   }
-  // tmux runs this every few seconds: straight to one read-only query, no status module
-  if (command === 'status' && cli.flags.format === 'tmux') {
-    const { tmuxStatus } = await import('./commands/statusTmux.js');
-    process.stdout.write(`${tmuxStatus(settings.db)}\n`);
-    return 0;
-  }
   if (command === 'run' || command === 'demo' || command === 'serve' || command === undefined) {
     const { resolveProfile } = await import('./agents/userProfiles.js');
     const profileError = AGENT_PROFILES.flatMap((name) => resolveProfile(name, settings.profiles).errors)[0];

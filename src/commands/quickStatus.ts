@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { EXIT, line } from './context.js';
+import { EXIT } from './context.js';
 
 /**
  * `autodeck status` in its common forms, without meow (loading it costs about a third of
@@ -8,7 +8,7 @@ import { EXIT, line } from './context.js';
  * full CLI, which gives the full help and errors).
  *
  * - `status --format tmux [--db PATH]`, run by tmux every few seconds: no settings table,
- *   one query (issue 15);
+ *   one query (issue 15), unless a settings file must be read in full to find the db;
  * - `status [--json] [--iterations] [--format F] [--db PATH]`: the settings resolved as the
  *   full CLI does (a bad settings file is still exit 2), then the status command.
  */
@@ -24,11 +24,6 @@ export async function quickStatus(argv: string[]): Promise<number | undefined> {
   if (errors.length > 0) {
     process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
     return EXIT.usage;
-  }
-  if (flags.format === 'tmux') {
-    const { tmuxStatus } = await import('./statusTmux.js');
-    line(process.stdout, tmuxStatus(settings.db));
-    return 0;
   }
   const { status } = await import('./status.js');
   return status({ args: [], flags, settings, stdout: process.stdout, stderr: process.stderr, cwd });
