@@ -1,4 +1,6 @@
-// The CLI as bundles (issue 12 item 4), built from tsc's output in dist/src:
+// Every bundle, built from tsc's output in dist/ (`npm run build`):
+// - dist/dashboard.bundle.js: the dashboard, React in production mode, one file;
+// The CLI as bundles (issue 12 item 4):
 // - dist/cli/hook.js and dist/cli/status.js: one file each, everything they need inlined, for
 //   the bin's fast paths (Claude Code's Stop hook, `status` in scripts and tmux);
 // - dist/cli/cli.js with its chunks: every other command, split at the CLI's dynamic
@@ -22,6 +24,11 @@ const common = {
 
 rmSync('dist/cli', { recursive: true, force: true });
 const results = await Promise.all([
+  build({
+    ...common, entryPoints: ['dist/components/dashboard.js'], outfile: 'dist/dashboard.bundle.js',
+    external: [...common.external, './devtools.js'], // Ink's React devtools hook, never used
+    define: { 'process.env.NODE_ENV': '"production"' },
+  }),
   // CommonJS: the bin's fast paths load them with require(), which skips Node's ESM loader
   // (its start-up alone is ~10 ms on Node 20) and loads the database driver directly.
   build({
