@@ -24,9 +24,17 @@ function envTrace(variable: string, stamp: () => number): Trace {
   };
 }
 
-/** AUTODECK_STARTUP_TRACE=FILE: start-up steps, in ms since the process started (docs/performance.md). */
+/**
+ * AUTODECK_STARTUP_TRACE=FILE: start-up steps, in ms since the process started, then the
+ * CPU time used so far (`cpu=…`: on a busy machine the wall clock also counts waiting for a
+ * core; docs/performance.md).
+ */
 const startup = envTrace('AUTODECK_STARTUP_TRACE', () => performance.now());
-export const startupMark = (name: string): void => startup.mark(name);
+export const startupMark = (name: string): void => {
+  if (!startup.on) return;
+  const { user, system } = process.cpuUsage();
+  startup.mark(`${name} cpu=${((user + system) / 1000).toFixed(1)}`);
+};
 
 /**
  * AUTODECK_KEY_TRACE=FILE: each step of a key through the dashboard (the bytes read, the
