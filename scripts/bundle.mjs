@@ -28,6 +28,13 @@ const results = await Promise.all([
     ...common, entryPoints: ['dist/components/dashboard.js'], outfile: 'dist/dashboard.bundle.js',
     external: [...common.external, './devtools.js'], // Ink's React devtools hook, never used
     define: { 'process.env.NODE_ENV': '"production"' },
+    // Start-up (issue 12): V8 parses the whole file before the first line runs, so
+    // whitespace and dead branches go (names stay, so stack traces still read); and one
+    // string-width instead of two (wrap-ansi's own older copy built a second Intl.Segmenter
+    // and emoji regex at load), which also measures wrapped text as Ink does.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    alias: { 'string-width': './node_modules/string-width/index.js' },
   }),
   // CommonJS: the bin's fast paths load them with require(), which skips Node's ESM loader
   // (its start-up alone is ~10 ms on Node 20) and loads the database driver directly.
