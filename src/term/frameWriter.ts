@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { diffFrames, SHOW_CURSOR } from './frameDiff.js';
+import { diffFrames, HIDE_CURSOR, SHOW_CURSOR, SYNC_BEGIN, SYNC_END } from './frameDiff.js';
 import { gridOfBuffer, gridText, type Grid } from './grid.js';
 import { modelTerminal, type ModelTerminal } from './model.js';
 import { keyTrace, keyTraceOn } from '../trace.js';
@@ -60,6 +60,15 @@ export class FrameWriter extends Writable {
   private disposed = false;
   private readonly sync: boolean;
   private readonly onFrame: ((bytes: number) => void) | undefined;
+  /**
+   * Ink's bytes of the very first frame, sent as they are (start-up, issue 12): the model
+   * and the terminal both start blank, so the same bytes leave both showing the same; the
+   * model's parse and the cell diff come after, off the first frame's path. Undefined once
+   * the first frame is out: every later frame goes through the model.
+   */
+  private firstFrame: string[] | undefined = [];
+  /** The first frame went out as Ink wrote it: the next flush only records what it shows. */
+  private drawnRaw = false;
 
   constructor(private readonly out: TerminalOut, opts: FrameWriterOptions = {}) {
     super({ decodeStrings: false });
@@ -84,6 +93,8 @@ export class FrameWriter extends Writable {
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.disposed) {
       if (keyTraceOn && !this.flushQueued) keyTrace('ink writes');
+      if (this.firstFrame && typeof chunk === 'string') this.firstFrame.push(chunk);
+      else this.firstFrame = undefined;
       this.term.write(typeof chunk === 'string' ? chunk : new Uint8Array(chunk));
       this.queueFlush();
     }
@@ -93,6 +104,7 @@ export class FrameWriter extends Writable {
   /** The next frame is drawn whole: something else drew on the real terminal. */
   invalidate(): void {
     this.shown = undefined;
+    this.drawnRaw = false;
     this.queueFlush();
   }
 
@@ -157,14 +169,35 @@ export class FrameWriter extends Writable {
       // Writes from here on queue a flush of their own.
       this.flushQueued = false;
       if (this.disposed) return;
+      if (this.firstFrame) this.drawFirstFrame(this.firstFrame.join(''));
       // The empty write's callback runs once the model has parsed everything before it.
       this.term.write('', () => this.flush());
     });
   }
 
+  /**
+   * The first frame as Ink wrote it, after what the model's start is: a cleared screen, the
+   * cursor home, no scroll region. '\n' becomes CR LF, as the model's convertEol (and the
+   * tty's onlcr) makes it.
+   */
+  private drawFirstFrame(ink: string): void {
+    this.firstFrame = undefined;
+    if (this.paused || ink === '') return;
+    const body = `\x1b[0m\x1b[r\x1b[H\x1b[2J${HIDE_CURSOR}${ink.replace(/\r?\n/g, '\r\n')}`;
+    const bytes = this.sync ? SYNC_BEGIN + body + SYNC_END : body;
+    this.drawnRaw = true;
+    this.out.write(bytes);
+    this.onFrame?.(Buffer.byteLength(bytes));
+  }
+
   private flush(): void {
     if (this.disposed || this.paused) return;
     const next = this.screen();
+    if (this.drawnRaw) {
+      this.drawnRaw = false;
+      this.shown = next;
+      return;
+    }
     const bytes = diffFrames(this.shown, next, { sync: this.sync });
     this.shown = next;
     if (keyTraceOn) keyTrace(`frame ${bytes.length} bytes, selected ${/^› (\S+)/m.exec(gridText(next))?.[1] ?? '-'}`);

@@ -53,7 +53,7 @@ class Screen extends EventEmitter {
 
 const NAMES = Array.from({ length: 20 }, (_, i) => `mod-${String(i + 1).padStart(2, '0')}`);
 
-function dashboard(sync: boolean, cols = 160, rows = 50) {
+function dashboard(sync: boolean, cols = 160, rows = 50, before = '') {
   // Twenty running loops whose elapsed clocks tick every second; the first module is idle (so `s` asks).
   const model = new FakeModel([
     moduleRow('idle-one', { key: '/ws/AiTasks/idle-one' }),
@@ -63,6 +63,7 @@ function dashboard(sync: boolean, cols = 160, rows = 50) {
     })),
   ]);
   const screen = new Screen(cols, rows);
+  if (before) screen.write(before);
   const frames: number[] = [];
   const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n) });
   const stdin = new FakeStdin();
@@ -120,6 +121,15 @@ describe.each([true, false])('FrameWriter under the dashboard (synchronized outp
     for (const bytes of ticks) expect(bytes).toBeLessThan(800);
     const marks = d.screen.writes.filter((w) => w.startsWith(SYNC_BEGIN) && w.endsWith(SYNC_END)).length;
     expect(marks).toBe(sync ? d.screen.writes.length : 0);
+  });
+
+  it('sends the first frame as Ink wrote it, over whatever the terminal showed, and the screen is the model', async () => {
+    // A shell's leftovers, a scroll region and a colour: the first frame must not depend on them.
+    const d = dashboard(sync, 120, 40, `${'old shell output '.repeat(400)}\x1b[5;20r\x1b[41m`);
+    stops.push(d.stop);
+    await d.settledOn((t) => t.includes('mod-08') && !t.includes('shell'), 'the rows, nothing of the shell');
+    // The first write carries the rows themselves (Ink's own bytes, not cells from the model).
+    expect(d.screen.writes[1]).toContain('mod-08');
   });
 
   it('leaves a clean screen after a resize, the help overlay, a dialog and invalidate()', async () => {
