@@ -169,7 +169,7 @@ export class FrameWriter extends Writable {
       // Writes from here on queue a flush of their own.
       this.flushQueued = false;
       if (this.disposed) return;
-      if (this.firstFrame) this.drawFirstFrame(this.firstFrame.join(''));
+      if (this.firstFrame) this.drawFirstFrame(this.firstFrame);
       // The empty write's callback runs once the model has parsed everything before it.
       this.term.write('', () => this.flush());
     });
@@ -180,9 +180,11 @@ export class FrameWriter extends Writable {
    * cursor home, no scroll region. '\n' becomes CR LF, as the model's convertEol (and the
    * tty's onlcr) makes it.
    */
-  private drawFirstFrame(ink: string): void {
+  private drawFirstFrame(chunks: string[]): void {
+    const ink = chunks.join('');
+    if (ink === '') return; // a flush before Ink's first frame (reset() queues one): still to come
     this.firstFrame = undefined;
-    if (this.paused || ink === '') return;
+    if (this.paused) return;
     const body = `\x1b[0m\x1b[r\x1b[H\x1b[2J${HIDE_CURSOR}${ink.replace(/\r?\n/g, '\r\n')}`;
     const bytes = this.sync ? SYNC_BEGIN + body + SYNC_END : body;
     this.drawnRaw = true;
