@@ -3,9 +3,65 @@ import { readdirSync, readFileSync } from 'node:fs';
 /**
  * CPU time of a process and all its descendants, from /proc (Linux), in clock ticks
  * (USER_HZ, 100 per second on Linux). Undefined where /proc cannot be read or the process
- * is gone. One pass over /proc/<pid>/stat; a process that exits meanwhile is skipped.
+ * is gone. The tree is walked through each thread's `children` file, so the cost follows
+ * the agent's own few processes, not the machine's (a build box runs thousands, and the
+ * watchdog samples every loop); where the kernel has no such files (CONFIG_PROC_CHILDREN
+ * off), one pass over every /proc/<pid>/stat instead. A process that exits meanwhile is
+ * skipped.
  */
 export function processTreeTicks(rootPid: number, proc = '/proc'): number | undefined {
+  const root = readStat(`${proc}/${rootPid}/stat`);
+  if (!root) return undefined;
+  return hasChildrenFiles(rootPid, proc) ? treeByChildren(rootPid, root.ticks, proc) : treeByScan(rootPid, proc);
+}
+
+function hasChildrenFiles(pid: number, proc: string): boolean {
+  try {
+    readFileSync(`${proc}/${pid}/task/${pid}/children`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids a process's threads started (each thread lists its own children). */
+function childrenOf(pid: number, proc: string): number[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`${proc}/${pid}/task`);
+  } catch {
+    return []; // gone meanwhile
+  }
+  const out: number[] = [];
+  for (const tid of tids) {
+    let text: string;
+    try {
+      text = readFileSync(`${proc}/${pid}/task/${tid}/children`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const word of text.split(' ')) if (/^\d+$/.test(word)) out.push(Number(word));
+  }
+  return out;
+}
+
+function treeByChildren(rootPid: number, rootTicks: number, proc: string): number {
+  let total = rootTicks;
+  const seen = new Set([rootPid]);
+  const stack = childrenOf(rootPid, proc);
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    const stat = readStat(`${proc}/${pid}/stat`);
+    if (!stat) continue;
+    total += stat.ticks;
+    stack.push(...childrenOf(pid, proc));
+  }
+  return total;
+}
+
+function treeByScan(rootPid: number, proc: string): number | undefined {
   let names: string[];
   try {
     names = readdirSync(proc);
