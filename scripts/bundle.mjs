@@ -9,6 +9,25 @@
 // The native modules stay outside. AUTODECK_BUNDLE_META=FILE writes esbuild's metafile.
 import { build } from 'esbuild';
 import { rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+
+/**
+ * Node's built-in modules are loaded with require() in the ES-module bundles, not import.
+ * Importing a built-in from an ES module builds its ES facade, which reads every export
+ * once, lazy getters included: on Node 24 `node:http`'s facade loads the whole fetch stack
+ * (undici, ~55 ms) and `node:crypto`'s its web crypto, before the first frame. A require()
+ * leaves them lazy; esbuild's interop reads an export only when the code uses it.
+ */
+const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(b) {
+    b.onResolve({ filter: /^[a-z:_/]+$/ }, (args) =>
+      builtins.has(args.path) && (args.kind === 'import-statement' || args.kind === 'dynamic-import')
+        ? { path: args.path, namespace: 'builtin-by-require' } : undefined);
+    b.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
 
 const common = {
   bundle: true,
@@ -20,6 +39,7 @@ const common = {
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
   metafile: true,
+  plugins: [builtinsByRequire],
 };
 
 rmSync('dist/cli', { recursive: true, force: true });
