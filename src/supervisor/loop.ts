@@ -22,6 +22,7 @@ import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
 import type { BeatLimits } from './heartbeat.js';
 import { Watchdog, type ApprovalSetup } from './watchdog.js';
+import { LoopRowWriter } from './loopRowWriter.js';
 import { waitingRequest } from './approvals.js';
 import type { ApprovalPolicy } from '../policy/rules.js';
 import { applySignal, endOutcome, limitAfter, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
@@ -107,7 +108,6 @@ export interface LoopSpec {
  * side); the decisions themselves are the pure functions of limits.ts.
  */
 export class Loop {
-  row: LoopRow;
   session: Session | undefined;
   private watcher: FSWatcher | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -118,14 +118,12 @@ export class Loop {
   private stopReason: StopReason | undefined;
   private forceStop = false;
   private forced = false;
-  private over = false;
   /** Steps taken to end an idle agent after its loop is over: 0 none, 1 exit command, 2 SIGTERM. */
   private exitStage = 0;
   private trailingPoll: NodeJS.Timeout | undefined;
-  private readonly pending = new Set<keyof LoopRow>();
   private folderPresent = true;
-  /** What the open transaction of this loop wrote, to be kept should its commit fail. */
-  private inTx: { writes: Partial<LoopRow>[]; events: [LoopRow, EventKind, Record<string, unknown>][] } | undefined;
+  /** The loop's row, and its way to the database (nothing lost when a write fails). */
+  private readonly rows: LoopRowWriter;
   /** When the current agent session was started or re-attached. */
   private sessionSince = 0;
   /** A person has the agent's terminal (attach mode). */
@@ -138,7 +136,7 @@ export class Loop {
   private readonly anchor: ActiveAnchor;
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
-    this.row = row;
+    this.rows = new LoopRowWriter(row, deps);
     this.anchor = anchorActive(row, deps.clock);
     this.watchdog = new Watchdog({
       taskDir: row.taskDir,
@@ -157,6 +155,19 @@ export class Loop {
       agentState: () => this.agentState(),
       agentRequest: () => waitingRequest(this.deps.store.agentState.get(this.row.session), this.sessionSince),
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
+  }
+
+  get row(): LoopRow {
+    return this.rows.row;
+  }
+
+  /** Over: ended, suspended or detached; its row is final. */
+  private get over(): boolean {
+    return this.rows.closed;
+  }
+
+  private set over(value: boolean) {
+    this.rows.closed = value;
   }
 
   get taskDir(): string {
@@ -748,92 +759,33 @@ export class Loop {
   }
 
   private patch(patch: Partial<LoopRow>): void {
-    this.row = { ...this.row, ...patch };
-    if (!this.over || patch.status === 'failed') {
-      // Counters waiting for the next flush go along: the row is written whole or not at all.
-      const write = { ...this.pendingFields(), ...patch };
-      this.pending.clear();
-      try {
-        this.deps.store.loops.update(this.row.session, write);
-        this.inTx?.writes.push(write);
-      } catch (err) {
-        // Another process holds the database, or the disk is full: keep the change for the next flush (no lost update).
-        if (!isTransientWriteError(err)) throw err;
-        this.requeue(write);
-        this.deps.busy?.(err);
-      }
-    }
-    this.deps.changed();
+    this.rows.patch(patch);
   }
 
-  /**
-   * One transaction of the loop's changes. When it cannot be committed (the database
-   * locked, the disk full) nothing is lost: the row fields written inside go back to the
-   * next flush, and the events recorded inside are recorded again (held until written).
-   */
-  private tx(fn: () => void): void {
-    const outer = this.inTx;
-    if (outer) return fn();
-    const txn: { writes: Partial<LoopRow>[]; events: [LoopRow, EventKind, Record<string, unknown>][] } = { writes: [], events: [] };
-    this.inTx = txn;
-    try {
-      this.deps.store.tx(fn);
-    } catch (err) {
-      if (!isTransientWriteError(err)) throw err;
-      for (const w of txn.writes) this.requeue(w);
-      this.inTx = undefined;
-      for (const [row, kind, detail] of txn.events) this.deps.record(row, kind, detail, { again: true });
-      this.deps.busy?.(err);
-    } finally {
-      this.inTx = undefined;
-    }
-  }
-
-  /** Fields whose write failed: written again at the next flush (this.row holds their values). */
-  requeue(write: Partial<LoopRow>): void {
-    for (const k of Object.keys(write) as (keyof LoopRow)[]) this.pending.add(k);
-  }
-
-  /**
-   * Changes seen by this process at once but written at the next flush: the heartbeat's
-   * counters move every beat, and one transaction for all loops costs far less than one each.
-   */
   private patchLater(patch: Partial<LoopRow>): void {
-    this.row = { ...this.row, ...patch };
-    for (const k of Object.keys(patch) as (keyof LoopRow)[]) this.pending.add(k);
-    this.deps.changed();
+    this.rows.patchLater(patch);
   }
 
-  private pendingFields(): Partial<LoopRow> {
-    const out: Partial<Record<keyof LoopRow, unknown>> = {};
-    for (const k of this.pending) out[k] = this.row[k];
-    return out as Partial<LoopRow>;
-  }
-
-  get dirty(): boolean {
-    return this.pending.size > 0;
-  }
-
-  /**
-   * Writes the counters patched for later; the supervisor calls it inside one
-   * transaction, and hands the write back (requeue) should that transaction fail.
-   */
-  flush(): Partial<LoopRow> | undefined {
-    if (this.over || this.pending.size === 0) return undefined;
-    const write = this.pendingFields();
-    this.pending.clear();
-    try {
-      this.deps.store.loops.update(this.row.session, write);
-    } catch (err) {
-      this.requeue(write);
-      throw err;
-    }
-    return write;
+  private tx(fn: () => void): void {
+    this.rows.tx(fn);
   }
 
   private event(kind: EventKind, detail: Record<string, unknown>): void {
-    this.inTx?.events.push([this.row, kind, detail]);
-    this.deps.record(this.row, kind, detail);
+    this.rows.event(kind, detail);
+  }
+
+  /** Fields whose write failed: written again at the next flush. */
+  requeue(write: Partial<LoopRow>): void {
+    this.rows.requeue(write);
+  }
+
+  get dirty(): boolean {
+    return this.rows.dirty;
+  }
+
+  /** The counters patched for later, written; see LoopRowWriter.flush. */
+  flush(): Partial<LoopRow> | undefined {
+    return this.rows.flush();
   }
 }
 
