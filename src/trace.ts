@@ -18,7 +18,8 @@ function envTrace(variable: string, stamp: () => number): Trace {
     mark(what) {
       if (!on) return;
       try {
-        appendFileSync(file!, `${stamp().toFixed(1)} ${process.pid} ${what}\n`);
+        const cpu = process.env.AUTODECK_XP_CPU ? ` [cpu ${((process.cpuUsage().user + process.cpuUsage().system) / 1000).toFixed(1)}]` : '';
+        appendFileSync(file!, `${stamp().toFixed(1)} ${process.pid} ${what}${cpu}\n`);
       } catch { /* a trace must never break what it traces */ }
     },
   };
