@@ -5,7 +5,6 @@ import { ThemeContext, colorWanted, themeFor } from './theme.js';
 import { INITIAL_UI, type UiState } from './state.js';
 import { LiveModel } from '../src/deck/model.js';
 import { KeyInput } from '../src/deck/keyInput.js';
-import { outputGate } from '../src/sessions/outputGate.js';
 import { attachedTo, openQuietSupervisor, wireExternalNotifier } from '../src/commands/supervised.js';
 import { startApiForSupervisor, type SupervisorApi } from '../src/commands/serve.js';
 import { EXIT, type CommandContext, type DashboardLauncher } from '../src/commands/context.js';
@@ -25,11 +24,6 @@ import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWrit
  * adds no frames of their own.
  */
 const KEY_FPS = 0;
-/**
- * The longest the agents' output waits for a key's frame: a key that changes nothing on
- * screen draws no frame, and the output must not wait on it for long.
- */
-const KEY_HOLD_MAX_MS = 150;
 /** The full-screen buffer: the dashboard leaves the user's scrollback as it found it. */
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
@@ -77,32 +71,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     let ui: UiState = problems.length > 0 ? { ...INITIAL_UI, message: { text: problems[0]!, tone: 'error' } } : INITIAL_UI;
     const detachByte = controlKeyByte(settings.detachKey);
     // Ink reads keys through this: one key per read (see KeyInput), and nothing read while Ink is away.
-    // Input first: from a key's read until its frame is out, the agents' output waits unparsed
-    // (src/sessions/outputGate.ts), so a key never waits behind a flood.
-    let keyHandedAt = Infinity;
-    if (process.env.AUTODECK_XP_PROF) {
-      const inspector = await import('node:inspector');
-      const { writeFileSync } = await import('node:fs');
-      const session = new inspector.Session();
-      session.connect();
-      session.post('Profiler.enable', () => session.post('Profiler.start', () => {
-        setTimeout(() => session.post('Profiler.stop', (err, res) => {
-          if (!err) writeFileSync(process.env.AUTODECK_XP_PROF!, JSON.stringify(res.profile));
-        }), Number(process.env.AUTODECK_XP_PROF_MS) || 25_000);
-      }));
-    }
-    if (keyTraceOn && process.env.AUTODECK_XP_CPU) {
-      const { PerformanceObserver } = await import('node:perf_hooks');
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) keyTrace(`gc ${(e as unknown as { detail: { kind: number } }).detail?.kind} ${e.duration.toFixed(1)} ms at ${(performance.timeOrigin + e.startTime).toFixed(1)}`);
-      }).observe({ entryTypes: ['gc'] });
-    }
-    const keys = new KeyInput(stdin, (stage) => {
-      if (process.env.AUTODECK_XP_GATE === '0') return;
-      if (keyTraceOn && outputGate.open) keyTrace('output held');
-      outputGate.hold(KEY_HOLD_MAX_MS);
-      if (stage === 'handed') keyHandedAt = performance.now();
-    });
+    const keys = new KeyInput(stdin);
     cleanup.push(() => keys.release());
     stdout.write(ENTER_ALT_SCREEN);
     cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
@@ -115,14 +84,6 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       onFrame: (bytes) => {
         if (frameCount++ === 0) startupMark(`dashboard: first frame written (${bytes} B)`);
         if (dump) dumpScreen(dump, frames.screen());
-      },
-      onFlush: (writtenFrom) => {
-        // The frame Ink began after the key was handed to it: the key's (or a later one's).
-        if (writtenFrom >= keyHandedAt) {
-          keyHandedAt = Infinity;
-          if (keyTraceOn && !outputGate.open) keyTrace('output released');
-          outputGate.release();
-        }
       },
     });
     cleanup.push(() => frames.close());

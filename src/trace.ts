@@ -18,8 +18,7 @@ function envTrace(variable: string, stamp: () => number): Trace {
     mark(what) {
       if (!on) return;
       try {
-        const cpu = process.env.AUTODECK_XP_CPU ? ` [cpu ${((process.cpuUsage().user + process.cpuUsage().system) / 1000).toFixed(1)}]` : '';
-        appendFileSync(file!, `${stamp().toFixed(1)} ${process.pid} ${what}${cpu}\n`);
+        appendFileSync(file!, `${stamp().toFixed(1)} ${process.pid} ${what}\n`);
       } catch { /* a trace must never break what it traces */ }
     },
   };

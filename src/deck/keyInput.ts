@@ -101,11 +101,7 @@ export class KeyInput extends EventEmitter {
   /** Raw mode is ours to keep (see hold). */
   private held = false;
 
-  /**
-   * `onKey('read')` when keys arrive from the terminal, `onKey('handed')` when one goes to
-   * Ink: the dashboard holds the agents' output from then until the key's frame is out.
-   */
-  constructor(private readonly real: InkInput, private readonly onKey?: (stage: 'read' | 'handed') => void) {
+  constructor(private readonly real: InkInput) {
     super();
     this.on('newListener', (event) => {
       if (event === 'readable' && !this.listening) {
@@ -190,7 +186,6 @@ export class KeyInput extends EventEmitter {
     if (key === undefined) return null;
     if (keyTraceOn) keyTrace(`key handed ${JSON.stringify(key)} queued ${this.queue.length}`);
     this.handedOut = true;
-    this.onKey?.('handed');
     // A timer, not setImmediate: React renders and then re-binds the key handlers after
     // this key; the next key must come after that.
     setTimeout(() => {
@@ -207,7 +202,6 @@ export class KeyInput extends EventEmitter {
       if (keyTraceOn) keyTrace(`read ${JSON.stringify(typeof chunk === 'string' ? chunk : chunk.toString('latin1'))} handedOut ${this.handedOut}`);
       this.queue.push(...splitKeys(typeof chunk === 'string' ? chunk : this.decoder.write(chunk)));
     }
-    if (this.queue.length > 0) this.onKey?.('read');
     if (this.queue.length > 0 && !this.handedOut) this.emit('readable');
   };
 }

@@ -4,7 +4,6 @@ import type { IBuffer } from '@xterm/headless';
 import xtermSerialize from '@xterm/addon-serialize';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
 import { TextScrollback } from './scrollback.js';
-import { outputGate, type OutputGate } from './outputGate.js';
 
 const { Terminal } = xtermHeadless;
 const { SerializeAddon } = xtermSerialize;
@@ -18,13 +17,6 @@ export const SCROLLBACK_LINES = 1000;
  * text (TextScrollback). Enough to take the rows a resize pushes off the screen.
  */
 export const EMULATOR_SCROLLBACK_LINES = 100;
-/**
- * The most output handed to the emulator at once (UTF-16 units). Between two slices the
- * output gate is looked at again, so a key waits for one slice's parse at most, not a
- * flood's; xterm still parses slice after slice in one go (its own 12 ms turns) while open.
- */
-const XP_IMMEDIATE = process.env.AUTODECK_XP_IMMEDIATE === '1';
-export const PARSE_SLICE = Number(process.env.AUTODECK_XP_SLICE) || 16 * 1024;
 
 /** Line `y` of a buffer as text, trailing blanks trimmed ('' past its end). */
 function lineText(buf: IBuffer, y: number): string {
@@ -51,15 +43,8 @@ export class PtySession implements Session {
   private readonly older = new TextScrollback(SCROLLBACK_LINES - EMULATOR_SCROLLBACK_LINES);
   /** The emulator's oldest line while its scrollback is full: the next to be trimmed. */
   private nextTrimmed: string | undefined;
-  /** Output not yet handed to the emulator, and whenParsed callbacks, in arrival order. */
-  private pending: (string | (() => void))[] = [];
-  /** A slice is in the emulator, its write callback not yet run. */
-  private parsing = false;
-  private waitingForGate = false;
-  private readonly gate: OutputGate;
 
-  constructor(spec: SpawnSpec, gate: OutputGate = outputGate) {
-    this.gate = gate;
+  constructor(spec: SpawnSpec) {
     const cols = spec.cols ?? DEFAULT_COLS;
     const rows = spec.rows ?? DEFAULT_ROWS;
     this.name = spec.name;
@@ -72,8 +57,7 @@ export class PtySession implements Session {
     this.pid = this.proc.pid;
     this.proc.onData((data) => {
       if (this.disposed) return;
-      this.pending.push(data);
-      this.feed();
+      this.term.write(data, () => this.screenVersion++);
       for (const l of this.outputListeners) l(data);
     });
     this.proc.onExit(({ exitCode, signal }) => {
@@ -81,47 +65,6 @@ export class PtySession implements Session {
       for (const l of this.exitListeners.splice(0)) l(this.exitInfo);
     });
   }
-
-  /**
-   * Hands the queued output to the emulator, a slice at a time, while the output gate is
-   * open; whenParsed callbacks run in their place in the queue, so in the order they would
-   * have with every byte written at once.
-   */
-  private readonly feed = (): void => {
-    if (this.parsing || this.disposed) return;
-    while (typeof this.pending[0] === 'function') (this.pending.shift() as () => void)();
-    if (this.pending.length === 0) return;
-    if (!this.gate.open) {
-      if (!this.waitingForGate) {
-        this.waitingForGate = true;
-        this.gate.whenOpen(() => {
-          this.waitingForGate = false;
-          this.feed();
-        });
-      }
-      return;
-    }
-    let slice = '';
-    while (typeof this.pending[0] === 'string' && slice.length < PARSE_SLICE) {
-      const chunk: string = this.pending[0];
-      const room = PARSE_SLICE - slice.length;
-      if (chunk.length <= room) {
-        slice += chunk;
-        this.pending.shift();
-      } else {
-        // A surrogate pair cut here is joined again by xterm's decoder (it keeps the half).
-        slice += chunk.slice(0, room);
-        this.pending[0] = chunk.slice(room);
-      }
-    }
-    this.parsing = true;
-    this.term.write(slice, () => {
-      this.parsing = false;
-      this.screenVersion++;
-      if (XP_IMMEDIATE) setImmediate(this.feed);
-      else this.feed();
-    });
-  };
 
   get exited(): boolean {
     return this.exitInfo !== undefined;
@@ -200,8 +143,7 @@ export class PtySession implements Session {
    */
   whenParsed(fn: () => void): void {
     if (this.disposed) queueMicrotask(fn);
-    else if (!this.parsing && this.pending.length === 0) this.term.write('', fn);
-    else this.pending.push(fn);
+    else this.term.write('', fn);
   }
 
   screen(): string[] {
@@ -236,8 +178,6 @@ export class PtySession implements Session {
     if (this.disposed) return;
     if (!this.exited) this.kill('SIGKILL');
     this.disposed = true;
-    // Output never parsed now; whoever waits for it is not left waiting.
-    for (const p of this.pending.splice(0)) if (typeof p === 'function') queueMicrotask(p);
     this.outputListeners.clear();
     this.term.dispose();
   }

@@ -1,6 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { performance } from 'node:perf_hooks';
 import { diffFrames, SHOW_CURSOR } from './frameDiff.js';
 import { gridOfBuffer, gridText, type Grid } from './grid.js';
 import { modelTerminal, type ModelTerminal } from './model.js';
@@ -21,11 +20,6 @@ export interface FrameWriterOptions {
   sync?: boolean;
   /** Called after each frame written to the real terminal, with its byte count (for benches and tests). */
   onFrame?: (bytes: number) => void;
-  /**
-   * Called after each flush (a frame written, or nothing changed), with when its first
-   * write from Ink came (performance.now()): the dashboard learns a key's frame is out.
-   */
-  onFlush?: (writtenFrom: number) => void;
 }
 
 /**
@@ -66,15 +60,11 @@ export class FrameWriter extends Writable {
   private disposed = false;
   private readonly sync: boolean;
   private readonly onFrame: ((bytes: number) => void) | undefined;
-  private readonly onFlush: ((writtenFrom: number) => void) | undefined;
-  /** When the first write of the frame being written came. */
-  private writtenFrom = 0;
 
   constructor(private readonly out: TerminalOut, opts: FrameWriterOptions = {}) {
     super({ decodeStrings: false });
     this.sync = opts.sync ?? true;
     this.onFrame = opts.onFrame;
-    this.onFlush = opts.onFlush;
     this.term = modelTerminal(this.columns, this.rows);
     out.on('resize', this.onResize);
   }
@@ -93,10 +83,7 @@ export class FrameWriter extends Writable {
 
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (!this.disposed) {
-      if (!this.flushQueued) {
-        if (keyTraceOn) keyTrace('ink writes');
-        this.writtenFrom = performance.now();
-      }
+      if (keyTraceOn && !this.flushQueued) keyTrace('ink writes');
       this.term.write(typeof chunk === 'string' ? chunk : new Uint8Array(chunk));
       this.queueFlush();
     }
@@ -170,12 +157,8 @@ export class FrameWriter extends Writable {
       // Writes from here on queue a flush of their own.
       this.flushQueued = false;
       if (this.disposed) return;
-      const from = this.writtenFrom;
       // The empty write's callback runs once the model has parsed everything before it.
-      this.term.write('', () => {
-        this.flush();
-        this.onFlush?.(from);
-      });
+      this.term.write('', () => this.flush());
     });
   }
 

@@ -14,7 +14,7 @@ export function keyTimeSplit(trace: string): { read: [number, number]; draw: [nu
     const m = /^(\d+(?:\.\d+)?) (\S+) (.*)$/.exec(line);
     if (!m) continue;
     const at = Number(m[1]);
-    const what = m[3]!.replace(/ \[cpu [\d.]+\]$/, '');
+    const what = m[3]!;
     const sent = m[2] === 'test' ? /^send \S+ \(selected \S+, expect (\S+)\)$/.exec(what) : null;
     if (sent) {
       key = { sent: at, target: sent[1]! };
