@@ -17,6 +17,14 @@ export const SCROLLBACK_LINES = 1000;
  * text (TextScrollback). Enough to take the rows a resize pushes off the screen.
  */
 export const EMULATOR_SCROLLBACK_LINES = 100;
+/**
+ * The room the emulator's scrollback has beyond that while output is parsed: the excess
+ * goes to the older scrollback at most once a second (keepOlder), not a line at a time.
+ * As much as the older scrollback holds: lines xterm trims from it are past the bound.
+ */
+const SCROLLBACK_ROOM = SCROLLBACK_LINES - EMULATOR_SCROLLBACK_LINES;
+/** How long output may run before the emulator's excess scrollback is made text (keepOlder). */
+const KEEP_OLDER_MS = 1000;
 
 /** Line `y` of a buffer as text, trailing blanks trimmed ('' past its end). */
 function lineText(buf: IBuffer, y: number): string {
@@ -40,16 +48,14 @@ export class PtySession implements Session {
   private serializer: InstanceType<typeof SerializeAddon> | undefined;
   /** See Session.screenVersion: bumped once the emulator has parsed new output. */
   screenVersion = 0;
-  private readonly older = new TextScrollback(SCROLLBACK_LINES - EMULATOR_SCROLLBACK_LINES);
-  /** The emulator's oldest line while its scrollback is full: the next to be trimmed. */
-  private nextTrimmed: string | undefined;
+  private readonly older = new TextScrollback(SCROLLBACK_ROOM);
+  private keepOlderTimer: NodeJS.Timeout | undefined;
 
   constructor(spec: SpawnSpec) {
     const cols = spec.cols ?? DEFAULT_COLS;
     const rows = spec.rows ?? DEFAULT_ROWS;
     this.name = spec.name;
-    this.term = new Terminal({ cols, rows, scrollback: EMULATOR_SCROLLBACK_LINES, allowProposedApi: true });
-    this.term.onScroll(() => this.keepTrimmedLine());
+    this.term = new Terminal({ cols, rows, scrollback: EMULATOR_SCROLLBACK_LINES + SCROLLBACK_ROOM, allowProposedApi: true });
     const [file, ...args] = spec.argv;
     if (!file) throw new Error('empty agent command');
     // node-pty execs the file directly (no shell), in a new session: pid is the group leader.
@@ -57,7 +63,13 @@ export class PtySession implements Session {
     this.pid = this.proc.pid;
     this.proc.onData((data) => {
       if (this.disposed) return;
-      this.term.write(data, () => this.screenVersion++);
+      this.term.write(data, () => {
+        this.screenVersion++;
+        if (this.keepOlderTimer === undefined && this.term.buffer.normal.baseY > EMULATOR_SCROLLBACK_LINES) {
+          this.keepOlderTimer = setTimeout(() => this.keepOlder(), KEEP_OLDER_MS);
+          this.keepOlderTimer.unref?.();
+        }
+      });
       for (const l of this.outputListeners) l(data);
     });
     this.proc.onExit(({ exitCode, signal }) => {
@@ -79,16 +91,10 @@ export class PtySession implements Session {
 
   resize(cols: number, rows: number): void {
     if (this.disposed) return;
-    // Fewer rows push screen lines into the scrollback, and xterm would trim as many from
-    // its top unseen: give it room, then take the excess off ourselves, keeping its text.
-    this.term.options.scrollback = EMULATOR_SCROLLBACK_LINES + this.term.rows;
+    // Fewer rows push screen lines into the scrollback (its room takes them); more pull them back.
+    this.keepOlder();
     this.term.resize(cols, rows);
-    const normal = this.term.buffer.normal;
-    const excess = normal.baseY - EMULATOR_SCROLLBACK_LINES;
-    for (let y = 0; y < excess; y++) this.older.push(lineText(normal, y));
-    this.term.options.scrollback = EMULATOR_SCROLLBACK_LINES;
-    // The next line to be trimmed is now line 0 if the scrollback is full, and was kept above if not.
-    this.nextTrimmed = normal.baseY >= EMULATOR_SCROLLBACK_LINES ? lineText(normal, 0) : undefined;
+    this.keepOlder();
     this.screenVersion++;
     if (this.exited) return;
     try {
@@ -97,19 +103,24 @@ export class PtySession implements Session {
   }
 
   /**
-   * Called for each line that scrolls into the emulator's scrollback. Once that is full,
-   * each scroll trims its oldest line, which was line 0 at the scroll before: that text
-   * goes to the older scrollback. Only the normal screen has a scrollback.
+   * Moves the emulator's scrollback beyond EMULATOR_SCROLLBACK_LINES to the older text
+   * scrollback (a second after output scrolled past it, and before a resize or a
+   * serialize): of a flood, only the newest lines the older scrollback holds are made
+   * text, xterm drops the rest unread. Done for each line as it scrolled (xterm's onScroll),
+   * it nearly doubled the parse of a flood (20 MB of 66-column lines: 1.0 s parsed alone,
+   * 1.9–2.0 s with every line made text) and its garbage.
    */
-  private keepTrimmedLine(): void {
-    const buf = this.term.buffer.active;
-    if (buf.type !== 'normal') return;
-    if (buf.baseY < EMULATOR_SCROLLBACK_LINES) {
-      this.nextTrimmed = undefined;
-      return;
-    }
-    if (this.nextTrimmed !== undefined) this.older.push(this.nextTrimmed);
-    this.nextTrimmed = lineText(buf, 0);
+  private keepOlder(): void {
+    clearTimeout(this.keepOlderTimer);
+    this.keepOlderTimer = undefined;
+    if (this.disposed) return;
+    const normal = this.term.buffer.normal;
+    const excess = normal.baseY - EMULATOR_SCROLLBACK_LINES;
+    if (excess <= 0) return;
+    for (let y = Math.max(0, excess - SCROLLBACK_ROOM); y < excess; y++) this.older.push(lineText(normal, y));
+    // A smaller scrollback trims the excess from the top; then the room again.
+    this.term.options.scrollback = EMULATOR_SCROLLBACK_LINES;
+    this.term.options.scrollback = EMULATOR_SCROLLBACK_LINES + SCROLLBACK_ROOM;
   }
 
   get cols(): number {
@@ -131,6 +142,7 @@ export class PtySession implements Session {
       this.serializer = new SerializeAddon();
       this.term.loadAddon(this.serializer);
     }
+    this.keepOlder();
     const older = this.older.lines();
     return (older.length > 0 ? `${older.join('\r\n')}\r\n` : '') + this.serializer.serialize();
   }
@@ -178,6 +190,7 @@ export class PtySession implements Session {
     if (this.disposed) return;
     if (!this.exited) this.kill('SIGKILL');
     this.disposed = true;
+    clearTimeout(this.keepOlderTimer);
     this.outputListeners.clear();
     this.term.dispose();
   }

@@ -87,7 +87,9 @@ describe.runIf(tmux.ok)('fault: output flood under the dashboard', () => {
       const lines = all.slice(Math.max(0, from - 15));
       return [...lines.filter((l, i) => i < 40 || !/ frame /.test(l)).slice(0, 120), `(whole trace: ${kept})`].join('\n');
     };
-    pane = await DashboardPane.start({ ws, name: 'flood', args, env: DashboardPane.envFor(ws, { AUTODECK_KEY_TRACE: trace }), cols: 120, rows: 40 });
+    // FAULTS_FLOOD_DASH_ENV='K=V K2=V2': more variables for the dashboard, for A/B runs (AUTODECK_V8_DEFAULTS=1, say).
+    const extraEnv = Object.fromEntries((process.env.FAULTS_FLOOD_DASH_ENV ?? '').split(/\s+(?=[A-Z_]+=)/).filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    pane = await DashboardPane.start({ ws, name: 'flood', args, env: DashboardPane.envFor(ws, { ...extraEnv, AUTODECK_KEY_TRACE: trace }), cols: 120, rows: 40 });
     await waitFor(() => {
       const rows = calm.map((d) => loopRow(ws.db, d));
       return rows.every((r) => r?.owner_pid && r.owner_pid !== run.child.pid && r.agent_pid) ? rows : undefined;

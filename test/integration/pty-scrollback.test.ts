@@ -61,3 +61,25 @@ it('replays the last SCROLLBACK_LINES lines, in order, through resizes, the olde
   expect(numbers.length).toBeGreaterThanOrEqual(SCROLLBACK_LINES - 5);
   expect(numbers.length).toBeLessThanOrEqual(SCROLLBACK_LINES + s.rows);
 }, 30_000);
+
+it('keeps only EMULATOR_SCROLLBACK_LINES in the emulator once output rests, the rest as text, none lost', async () => {
+  session = new PtySession({ name: 'scrollback-rest', argv: [process.execPath, '-e', AGENT], cwd: process.cwd(), env: process.env as Record<string, string> });
+  const s = session;
+  /** The emulator's own scrollback length: its lines are the costly ones (a cell array each). */
+  const emulatorScrollback = (): number => (s as unknown as { term: { buffer: { normal: { baseY: number } } } }).term.buffer.normal.baseY;
+  await waitFor(() => (s.screen().join('\n').includes('ready') ? true : undefined), 'the agent');
+  // A flood past the whole bound in one go (xterm drops the oldest itself), then a little more.
+  s.write('2500\r');
+  await waitFor(() => (s.screen().join('\n').includes('printed 2500') ? true : undefined), 'the first 2500 lines');
+  expect(emulatorScrollback()).toBeGreaterThan(EMULATOR_SCROLLBACK_LINES); // while output runs: no text made yet
+  await waitFor(() => emulatorScrollback() <= EMULATOR_SCROLLBACK_LINES || undefined, 'the emulator back to its own scrollback', 5_000);
+  s.write('150\r');
+  await waitFor(() => (s.screen().join('\n').includes('printed 2650') ? true : undefined), '150 more');
+  await waitFor(() => emulatorScrollback() <= EMULATOR_SCROLLBACK_LINES || undefined, 'at rest again', 5_000);
+
+  const numbers = (await replayed(s.serialize(), s.cols, s.rows)).filter((l) => l.startsWith('line ')).map((l) => Number(l.slice(5)));
+  expect(numbers.at(-1)).toBe(2649);
+  numbers.forEach((n, i) => i > 0 && expect(n, `after line ${numbers[i - 1]}`).toBe(numbers[i - 1]! + 1));
+  expect(numbers.length).toBeGreaterThanOrEqual(SCROLLBACK_LINES - 5);
+  expect(numbers.length).toBeLessThanOrEqual(SCROLLBACK_LINES + s.rows);
+}, 30_000);
