@@ -83,8 +83,8 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       sync: syncOutputWanted(process.env),
       onFrame: (bytes) => {
         if (frameCount++ === 0) startupMark(`dashboard: first frame written (${bytes} B)`);
-        if (dump) dumpScreen(dump, frames.screen());
       },
+      onShown: dump ? (screen) => dumpScreen(dump, screen) : undefined,
     });
     cleanup.push(() => frames.close());
 

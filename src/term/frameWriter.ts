@@ -20,6 +20,8 @@ export interface FrameWriterOptions {
   sync?: boolean;
   /** Called after each frame written to the real terminal, with its byte count (for benches and tests). */
   onFrame?: (bytes: number) => void;
+  /** Called with what the real terminal shows after each frame, once the model has it (the first frame's comes after it is written). */
+  onShown?: (screen: Grid) => void;
 }
 
 /**
@@ -60,6 +62,7 @@ export class FrameWriter extends Writable {
   private disposed = false;
   private readonly sync: boolean;
   private readonly onFrame: ((bytes: number) => void) | undefined;
+  private readonly onShown: ((screen: Grid) => void) | undefined;
   /**
    * Ink's bytes of the very first frame, sent as they are (start-up, issue 12): the model
    * and the terminal both start blank, so the same bytes leave both showing the same; the
@@ -74,6 +77,7 @@ export class FrameWriter extends Writable {
     super({ decodeStrings: false });
     this.sync = opts.sync ?? true;
     this.onFrame = opts.onFrame;
+    this.onShown = opts.onShown;
     this.term = modelTerminal(this.columns, this.rows);
     out.on('resize', this.onResize);
   }
@@ -198,6 +202,7 @@ export class FrameWriter extends Writable {
     if (this.drawnRaw) {
       this.drawnRaw = false;
       this.shown = next;
+      this.onShown?.(next);
       return;
     }
     const bytes = diffFrames(this.shown, next, { sync: this.sync });
@@ -206,5 +211,6 @@ export class FrameWriter extends Writable {
     if (bytes === '') return;
     this.out.write(bytes);
     this.onFrame?.(Buffer.byteLength(bytes));
+    this.onShown?.(next);
   }
 }

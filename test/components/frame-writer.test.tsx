@@ -65,7 +65,8 @@ function dashboard(sync: boolean, cols = 160, rows = 50, before = '') {
   const screen = new Screen(cols, rows);
   if (before) screen.write(before);
   const frames: number[] = [];
-  const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n) });
+  const shown: Grid[] = [];
+  const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n), onShown: (g) => shown.push(g) });
   const stdin = new FakeStdin();
   const instance: Instance = render(
     <ThemeContext.Provider value={themeFor(true)}>
@@ -95,7 +96,7 @@ function dashboard(sync: boolean, cols = 160, rows = 50, before = '') {
     expect(await screen.grid()).toEqual(writer.screen());
     return text;
   };
-  return { model, screen, writer, frames, stdin, stop, settledOn };
+  return { model, screen, writer, frames, shown, stdin, stop, settledOn };
 }
 
 let stops: (() => void)[] = [];
@@ -130,6 +131,8 @@ describe.each([true, false])('FrameWriter under the dashboard (synchronized outp
     await d.settledOn((t) => t.includes('mod-08') && !t.includes('shell'), 'the rows, nothing of the shell');
     // The first write carries the rows themselves (Ink's own bytes, not cells from the model).
     expect(d.screen.writes[1]).toContain('mod-08');
+    // What the terminal shows after that frame is reported once the model has it (the frame dump's source).
+    expect(d.screen.text(d.shown[0]!)).toContain('mod-08');
   });
 
   it('leaves a clean screen after a resize, the help overlay, a dialog and invalidate()', async () => {
