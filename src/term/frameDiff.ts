@@ -122,5 +122,18 @@ export function diffFrames(prev: Grid | undefined, next: Grid, opts: DiffOptions
   const full = !prev || prev.cols !== next.cols || prev.rows !== next.rows;
   const body = full ? CLEAR + HIDE_CURSOR + cellUpdates(blankGrid(next.cols, next.rows), next) : cellUpdates(prev, next);
   if (body === '') return '';
+  return synced(body, opts);
+}
+
+/**
+ * A whole frame from a program's own bytes (written for a blank screen with the cursor
+ * home), over whatever the terminal showed: cleared first, the scroll region reset. '\n'
+ * becomes CR LF, as a tty's onlcr (and the model's convertEol) makes it.
+ */
+export function programFrame(bytes: string, opts: DiffOptions): string {
+  return synced(`\x1b[r${CLEAR}${HIDE_CURSOR}${bytes.replace(/\r?\n/g, '\r\n')}`, opts);
+}
+
+function synced(body: string, opts: DiffOptions): string {
   return opts.sync ? SYNC_BEGIN + body + SYNC_END : body;
 }

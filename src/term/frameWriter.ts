@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { diffFrames, HIDE_CURSOR, SHOW_CURSOR, SYNC_BEGIN, SYNC_END } from './frameDiff.js';
+import { diffFrames, programFrame, SHOW_CURSOR } from './frameDiff.js';
 import { gridOfBuffer, gridText, type Grid } from './grid.js';
 import { modelTerminal, type ModelTerminal } from './model.js';
 import { keyTrace, keyTraceOn } from '../trace.js';
@@ -179,18 +179,13 @@ export class FrameWriter extends Writable {
     });
   }
 
-  /**
-   * The first frame as Ink wrote it, after what the model's start is: a cleared screen, the
-   * cursor home, no scroll region. '\n' becomes CR LF, as the model's convertEol (and the
-   * tty's onlcr) makes it.
-   */
+  /** The first frame as Ink wrote it, over a screen made what the model's start is (blank, cursor home). */
   private drawFirstFrame(chunks: string[]): void {
     const ink = chunks.join('');
     if (ink === '') return; // a flush before Ink's first frame (reset() queues one): still to come
     this.firstFrame = undefined;
     if (this.paused) return;
-    const body = `\x1b[0m\x1b[r\x1b[H\x1b[2J${HIDE_CURSOR}${ink.replace(/\r?\n/g, '\r\n')}`;
-    const bytes = this.sync ? SYNC_BEGIN + body + SYNC_END : body;
+    const bytes = programFrame(ink, { sync: this.sync });
     this.drawnRaw = true;
     this.out.write(bytes);
     this.onFrame?.(Buffer.byteLength(bytes));
