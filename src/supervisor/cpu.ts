@@ -12,27 +12,23 @@ import { readdirSync, readFileSync } from 'node:fs';
 export function processTreeTicks(rootPid: number, proc = '/proc'): number | undefined {
   const root = readStat(`${proc}/${rootPid}/stat`);
   if (!root) return undefined;
-  return hasChildrenFiles(rootPid, proc) ? treeByChildren(rootPid, root.ticks, proc) : treeByScan(rootPid, proc);
+  const children = childrenOf(rootPid, proc);
+  return children === undefined ? treeByScan(rootPid, proc) : treeByChildren(rootPid, root.ticks, children, proc);
 }
 
-function hasChildrenFiles(pid: number, proc: string): boolean {
-  try {
-    readFileSync(`${proc}/${pid}/task/${pid}/children`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The pids a process's threads started (each thread lists its own children). */
-function childrenOf(pid: number, proc: string): number[] {
+/**
+ * The pids a process's threads started (each thread lists its own children); [] when it
+ * is gone meanwhile, undefined when the kernel keeps no children files.
+ */
+function childrenOf(pid: number, proc: string): number[] | undefined {
   let tids: string[];
   try {
     tids = readdirSync(`${proc}/${pid}/task`);
   } catch {
-    return []; // gone meanwhile
+    return [];
   }
   const out: number[] = [];
+  let files = false;
   for (const tid of tids) {
     let text: string;
     try {
@@ -40,15 +36,16 @@ function childrenOf(pid: number, proc: string): number[] {
     } catch {
       continue;
     }
+    files = true;
     for (const word of text.split(' ')) if (/^\d+$/.test(word)) out.push(Number(word));
   }
-  return out;
+  return files || tids.length === 0 ? out : undefined;
 }
 
-function treeByChildren(rootPid: number, rootTicks: number, proc: string): number {
+function treeByChildren(rootPid: number, rootTicks: number, rootChildren: number[], proc: string): number {
   let total = rootTicks;
   const seen = new Set([rootPid]);
-  const stack = childrenOf(rootPid, proc);
+  const stack = [...rootChildren];
   while (stack.length > 0) {
     const pid = stack.pop()!;
     if (seen.has(pid)) continue;
@@ -56,7 +53,7 @@ function treeByChildren(rootPid: number, rootTicks: number, proc: string): numbe
     const stat = readStat(`${proc}/${pid}/stat`);
     if (!stat) continue;
     total += stat.ticks;
-    stack.push(...childrenOf(pid, proc));
+    stack.push(...(childrenOf(pid, proc) ?? []));
   }
   return total;
 }
