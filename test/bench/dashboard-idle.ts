@@ -30,7 +30,7 @@ import { clockTicksPerSecond, cpuTicks, memoryKiB } from './proc.js';
 import { median } from './stats.js';
 import { DeckWorkspace } from './dashboard-workspace.js';
 import { TmuxDashboard, tmuxUsable } from './dashboard-tmux.js';
-import { TmuxControl } from '../faults/helpers/tmuxControl.js';
+import { TmuxControl } from '../helpers/tmuxControl.js';
 
 const LOOPS = 20;
 const COLS = 160;

@@ -11,7 +11,7 @@ import { tmuxAvailable } from '../../src/sessions/tmuxServer.js';
 import { eventsAt, integrity, makeWorkspace, percentile, type Workspace } from './helpers/loops.js';
 import { agentsOf, rssKiB } from './helpers/procs.js';
 import { LONG, recordRow, scale } from './helpers/results.js';
-import { TmuxControl } from './helpers/tmuxControl.js';
+import { TmuxControl } from '../helpers/tmuxControl.js';
 import { keyTimeSplit } from './helpers/keyTrace.js';
 
 // Fault: one agent floods its terminal (`yes`-like, long: 1.9 M lines, ~100 MB) while 19
