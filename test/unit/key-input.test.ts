@@ -2,6 +2,16 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { KeyInput, splitKeys } from '../../src/deck/keyInput.js';
 
+/** A reader as Ink's: on 'readable', takes every key there is; `got` collects them. */
+function drain(keys: KeyInput): { got: string[]; reader: () => void } {
+  const got: string[] = [];
+  const reader = (): void => {
+    let k: string | null;
+    while ((k = keys.read()) !== null) got.push(k);
+  };
+  return { got, reader };
+}
+
 class FakeTty extends EventEmitter {
   isTTY = true;
   isRaw = false;
@@ -34,11 +44,7 @@ describe('key input for Ink', () => {
     const tty = new FakeTty();
     const keys = new KeyInput(tty);
     expect(tty.listenerCount('readable')).toBe(0);
-    const got: string[] = [];
-    const reader = (): void => {
-      let k: string | null;
-      while ((k = keys.read()) !== null) got.push(k);
-    };
+    const { got, reader } = drain(keys);
     keys.on('readable', reader);
     expect(tty.listenerCount('readable')).toBe(1);
     const euro = Buffer.from('€');
@@ -59,11 +65,7 @@ describe('key input for Ink', () => {
     const keys = new KeyInput(tty);
     keys.hold();
     expect(tty.isRaw).toBe(true);
-    const got: string[] = [];
-    const reader = (): void => {
-      let k: string | null;
-      while ((k = keys.read()) !== null) got.push(k);
-    };
+    const { got, reader } = drain(keys);
     keys.on('readable', reader);
     tty.push('ab');
     // Between a closing dialog and the table, Ink turns raw mode off and stops listening.
@@ -89,11 +91,7 @@ describe('key input for Ink', () => {
     const tty = new FakeTty();
     const keys = new KeyInput(tty);
     keys.hold();
-    const got: string[] = [];
-    const reader = (): void => {
-      let k: string | null;
-      while ((k = keys.read()) !== null) got.push(k);
-    };
+    const { got, reader } = drain(keys);
     keys.on('readable', reader);
     tty.push('jk');
     expect(got).toEqual(['j']);
