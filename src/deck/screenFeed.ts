@@ -54,13 +54,22 @@ export class ScreenFeed implements ScreenSource {
 
   private schedule(): void {
     if (this.timer) return;
-    // The emulator parses asynchronously: even "now" waits a moment for the bytes to land.
     const wait = Math.max(10, this.lastAt + this.intervalMs - this.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.capture();
+    const timer = setTimeout(() => {
+      // The emulator parses asynchronously, later still on a busy machine: a capture taken
+      // before it is done would keep an old screen until the agent prints again (for an
+      // agent at a prompt, never).
+      if (this.session.whenParsed) this.session.whenParsed(() => this.captureScheduled(timer));
+      else this.captureScheduled(timer);
     }, wait);
-    this.timer.unref?.();
+    timer.unref?.();
+    this.timer = timer;
+  }
+
+  private captureScheduled(timer: NodeJS.Timeout): void {
+    if (this.timer !== timer) return; // stopped meanwhile
+    this.timer = undefined;
+    this.capture();
   }
 
   private capture(): void {

@@ -39,6 +39,11 @@ export interface Session {
   onExit(listener: (exit: SessionExit) => void): void;
   /** Raw output, for attach mode and throttled screen updates. Returns an unsubscribe. */
   onOutput(listener: (data: string) => void): () => void;
+  /**
+   * Calls `fn` once every byte received so far is on the screen. Absent when screen()
+   * already reads the screen as it is now (tmux captures the pane).
+   */
+  whenParsed?(fn: () => void): void;
   /** Sends a signal to the agent's whole process group. */
   kill(signal?: NodeJS.Signals): void;
   /** Releases the emulator and listeners; kills the agent if it still runs. */

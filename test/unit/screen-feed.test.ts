@@ -81,4 +81,29 @@ describe('the throttled screen feed', () => {
     vi.advanceTimersByTime(100);
     expect(feed.getSnapshot()).toBe(first);
   });
+
+  it('captures once the emulator has parsed the bytes, however late that is (an agent then silent at a prompt)', () => {
+    // Like the PTY session: output is announced when it arrives, the screen changes only
+    // once the emulator has parsed it; here 300 ms later, as on a machine short of a core.
+    let onScreen = ['$ '];
+    const announce = new Set<(d: string) => void>();
+    const parses: Array<() => void> = [];
+    const session = {
+      screen: () => [...onScreen],
+      onOutput(l: (d: string) => void) {
+        announce.add(l);
+        return () => announce.delete(l);
+      },
+      whenParsed: (fn: () => void) => void parses.push(fn),
+    };
+    const feed = new ScreenFeed(session as unknown as Session, () => Date.now());
+    feed.subscribe(() => {});
+    for (const l of announce) l('Overwrite the config? (y/n)');
+    vi.advanceTimersByTime(300);
+    expect(feed.getSnapshot()).toEqual(['$']);
+    onScreen = ['Overwrite the config? (y/n)']; // parsed; the agent now waits, printing nothing
+    for (const fn of parses.splice(0)) fn();
+    expect(feed.getSnapshot()).toEqual(['Overwrite the config? (y/n)']);
+    feed.close();
+  });
 });
