@@ -1,10 +1,11 @@
-import { Fragment, useMemo, useRef, type ReactNode } from 'react';
-import { Box, Text } from 'ink';
+import { Fragment, useLayoutEffect, useMemo, useReducer, useRef, type ReactNode } from 'react';
+import { Box, Text, type DOMElement } from 'ink';
 import type { DeckRow } from '../src/deck/deck.js';
 import { columnWidths, cutCell, fitCell, visibleWindow, MARK_WIDTH, type Column } from '../src/deck/layout.js';
 import { rowCells, type CellLimits, type RowCells } from '../src/deck/cells.js';
 import { useTheme, type Theme } from './theme.js';
 import { useNow } from './hooks/useNow.js';
+import { useLiveColumns } from './hooks/liveColumns.js';
 import { bar } from '../src/deck/bar.js';
 
 interface TableProps {
@@ -80,18 +81,31 @@ function ColumnText({ lines }: { lines: readonly Line[] }) {
   );
 }
 
+/** Each column's lines as drawn: its cells' text, cut to the column's width. */
+function tableLines(columns: readonly Column[], widths: readonly number[], cells: readonly RowCells[], selectedLine: number, theme: Theme): Line[][] {
+  return columns.map((c, ci) => columnLines(c, cells, selectedLine, theme).map((l) => ({ ...l, text: cutCell(l.text, widths[ci]!) })));
+}
+
 /**
  * The module table: a header and as many rows as fit, scrolled to keep the selection in
- * view. Drawn by column, one text per column, cells cut to width here: the clock redraws
- * every running row each second, and a box per cell made each such frame several times
- * dearer in layout and rendering than these few texts.
+ * view. Drawn by column, one text per column, cells cut to width here: a box per cell made
+ * each frame several times dearer in layout and rendering than these few texts.
+ *
+ * The clocks move without React: in the dashboard the table hands its columns to the frame
+ * writer (LiveColumns), which brings the cells that time alone changes up to date each
+ * second between Ink's frames. Without one (tests of the components alone) a tick
+ * re-renders the table each second.
  */
 export function Table({ rows, columns, selected, height, width, limits, emptyText }: TableProps) {
-  // The clock lives here, not at the root: a tick re-renders the table, not the whole screen.
+  const live = useLiveColumns();
   // Elapsed times tick each second while a loop runs; otherwise only "ended 3m ago" moves.
-  const now = useNow(rows.some(isLive) ? 1000 : 30_000);
+  const ticking = rows.some(isLive);
+  const now = useNow(ticking ? 1000 : 30_000, !live);
+  const [, redraw] = useReducer((n: number) => n + 1, 0);
   const theme = useTheme();
   const start = useRef(0);
+  const boxes = useRef<(DOMElement | null)[]>([]);
+  const boxRefs = useMemo(() => columns.map((_, ci) => (el: DOMElement | null) => { boxes.current[ci] = el; }), [columns]);
   const capacity = Math.max(1, height - 1);
   const more = rows.length > capacity;
   // A scrolled table gives one line to say so.
@@ -99,8 +113,18 @@ export function Table({ rows, columns, selected, height, width, limits, emptyTex
   start.current = win.start;
   const widths = useMemo(() => columnWidths(columns, width), [columns, width]);
   const shown = rows.slice(win.start, win.end);
-  const cells = shown.map((r) => rowCells(r, isLive(r) || r.lastRun ? now : 0, limits));
   const selectedLine = selected - win.start;
+  const cellsAt = (t: number): RowCells[] => shown.map((r) => rowCells(r, isLive(r) || r.lastRun ? t : 0, limits));
+  const lines = tableLines(columns, widths, cellsAt(now), selectedLine, theme);
+  useLayoutEffect(() => {
+    if (!live || shown.length === 0) return;
+    return live.add({
+      columns: columns.map((_, ci) => ({ box: boxes.current[ci] ?? null, width: widths[ci]!, drawn: lines[ci]!.map((l) => l.text) })),
+      linesAt: (t) => tableLines(columns, widths, cellsAt(t), selectedLine, theme).map((ls) => ls.map((l) => l.text)),
+      ticking: ticking || rows.some((r) => r.lastRun),
+      redraw,
+    });
+  });
   return (
     <Box flexDirection="column">
       <Text bold dimColor={theme.dim} wrap="truncate-end">{`${' '.repeat(MARK_WIDTH)}${columns.map((c, i) => fitCell(c.title, widths[i]!)).join('').trimEnd()}`}</Text>
@@ -112,8 +136,8 @@ export function Table({ rows, columns, selected, height, width, limits, emptyTex
                 <ColumnText lines={shown.map((_, i) => (i === selectedLine ? { text: '›', bold: true, color: theme.accent } : { text: '' }))} />
               </Box>
               {columns.map((c, ci) => (
-                <Box key={c.id} width={widths[ci]} flexShrink={0}>
-                  <ColumnText lines={columnLines(c, cells, selectedLine, theme).map((l) => ({ ...l, text: cutCell(l.text, widths[ci]!) }))} />
+                <Box key={c.id} width={widths[ci]} flexShrink={0} ref={boxRefs[ci]}>
+                  <ColumnText lines={lines[ci]!} />
                 </Box>
               ))}
             </Box>

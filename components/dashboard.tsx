@@ -14,6 +14,7 @@ import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { keyTrace, keyTraceOn, startupMark } from '../src/trace.js';
 import { FrameWriter, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
+import { LiveColumns, LiveColumnsContext } from './hooks/liveColumns.js';
 
 /**
  * Ink's render throttle: none (0). A key's effect is drawn as soon as React has rendered
@@ -87,6 +88,9 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       onShown: dump ? (screen) => dumpScreen(dump, screen) : undefined,
     });
     cleanup.push(() => frames.close());
+    // The table's clocks, kept current by the frame writer between Ink's frames.
+    const liveColumns = new LiveColumns();
+    frames.setLiveCells(liveColumns);
 
     // A hangup (the ssh link dropped) or a kill is a quit: loops are left, not lost.
     let signalled = false;
@@ -111,14 +115,16 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
         instance = render(
           <ThemeContext.Provider value={theme}>
             <ModelContext.Provider value={model}>
-              <App
-                title={opts.title}
-                follow={opts.follow ?? false}
-                initial={ui}
-                onState={(s) => { ui = s; }}
-                onAttach={(key) => resolve({ kind: 'attach', key })}
-                onQuit={() => resolve({ kind: 'quit' })}
-              />
+              <LiveColumnsContext.Provider value={liveColumns}>
+                <App
+                  title={opts.title}
+                  follow={opts.follow ?? false}
+                  initial={ui}
+                  onState={(s) => { ui = s; }}
+                  onAttach={(key) => resolve({ kind: 'attach', key })}
+                  onQuit={() => resolve({ kind: 'quit' })}
+                />
+              </LiveColumnsContext.Provider>
             </ModelContext.Provider>
           </ThemeContext.Provider>,
           { stdin: keys as unknown as NodeJS.ReadStream, stdout: frames as unknown as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: true, maxFps: KEY_FPS, onRender: keyTraceOn ? ({ renderTime }: { renderTime: number }) => keyTrace(`ink render ${renderTime.toFixed(1)} ms`) : undefined },

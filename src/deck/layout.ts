@@ -129,7 +129,7 @@ export function fitCell(text: string, width: number): string {
 // Most cells are printable ASCII and the table's own glyphs (state marks, bar blocks), each
 // one column and one UTF-16 unit: measured and cut by length, skipping the Unicode tables
 // (every cell of every row is cut on each clock tick, to see whether its row changed).
-export const NARROW = /^[\x20-\x7e\u00b7\u2016\u2026\u203a\u2197\u2500-\u259f\u25a0\u25b6\u25cb\u2713\u2717]*$/;
+export const NARROW = /^[\x20-\x7e\u00b7\u2013\u2016\u2026\u203a\u2197\u2500-\u259f\u25a0\u25b6\u25cb\u2713\u2717]*$/;
 
 /** Terminal columns `text` takes. */
 export function cellWidth(text: string): number {

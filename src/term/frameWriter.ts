@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { diffFrames, programFrame, SHOW_CURSOR } from './frameDiff.js';
 import { gridOfBuffer, gridText, type Grid } from './grid.js';
 import { modelTerminal, type ModelTerminal } from './model.js';
+import { overlayBlocks, type LiveBlock, type LiveCells } from './liveCells.js';
 import { keyTrace, keyTraceOn } from '../trace.js';
 
 /** The real terminal as the writer needs it: a process.stdout or anything shaped like it. */
@@ -22,7 +23,12 @@ export interface FrameWriterOptions {
   onFrame?: (bytes: number) => void;
   /** Called with what the real terminal shows after each frame, once the model has it (the first frame's comes after it is written). */
   onShown?: (screen: Grid) => void;
+  /** The wall clock the live cells are drawn at (tests pass their own). */
+  now?: () => number;
 }
+
+/** Live cells (the clocks) are brought up to date this often, between Ink's frames. */
+export const LIVE_TICK_MS = 1000;
 
 /**
  * Synchronized output unless AUTODECK_SYNC_OUTPUT=0 says the terminal mishandles it
@@ -72,12 +78,20 @@ export class FrameWriter extends Writable {
   private firstFrame: string[] | undefined = [];
   /** The first frame went out as Ink wrote it: the next flush only records what it shows. */
   private drawnRaw = false;
+  /** Ink's last frame as the model has it, before the live cells are drawn over it. */
+  private inkFrame: Grid | undefined;
+  private live: LiveCells | undefined;
+  /** The live blocks as last drawn over Ink's frame. */
+  private liveDrawn: readonly LiveBlock[] = [];
+  private liveTimer: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
 
   constructor(private readonly out: TerminalOut, opts: FrameWriterOptions = {}) {
     super({ decodeStrings: false });
     this.sync = opts.sync ?? true;
     this.onFrame = opts.onFrame;
     this.onShown = opts.onShown;
+    this.now = opts.now ?? Date.now;
     this.term = modelTerminal(this.columns, this.rows);
     out.on('resize', this.onResize);
   }
@@ -103,6 +117,19 @@ export class FrameWriter extends Writable {
       this.queueFlush();
     }
     callback();
+  }
+
+  /**
+   * Cells that move with time alone, kept current by this writer each second between
+   * Ink's frames (undefined: none). Ink's frames are drawn with them too.
+   */
+  setLiveCells(live: LiveCells | undefined): void {
+    this.live = live;
+    if (this.liveTimer) clearInterval(this.liveTimer);
+    this.liveTimer = undefined;
+    if (!live || this.disposed) return;
+    this.liveTimer = setInterval(() => this.tickLive(), LIVE_TICK_MS);
+    this.liveTimer.unref?.();
   }
 
   /** The next frame is drawn whole: something else drew on the real terminal. */
@@ -139,12 +166,33 @@ export class FrameWriter extends Writable {
     this.pause();
     this.disposed = true;
     this.out.off('resize', this.onResize);
+    this.setLiveCells(undefined);
     this.term.dispose();
   }
 
-  /** The model's screen: what the real terminal shows once the pending frame is out. */
+  /** What the real terminal shows once the pending frame is out: the model's screen, live cells drawn in. */
   screen(): Grid {
+    return overlayBlocks(this.inkScreen(), this.liveDrawn).grid;
+  }
+
+  private inkScreen(): Grid {
     return gridOfBuffer(this.term.buffer.active, this.term.cols, this.term.rows);
+  }
+
+  /** `frame` with the live cells at this moment; asks Ink to draw when one cannot be placed. */
+  private withLive(frame: Grid): Grid {
+    if (!this.live) return frame;
+    this.liveDrawn = this.live.blocks(this.now());
+    const { grid, stale } = overlayBlocks(frame, this.liveDrawn);
+    if (stale) this.live.redraw();
+    return grid;
+  }
+
+  /** A second passed: the clocks move, and only their cells go out. */
+  private tickLive(): void {
+    if (this.disposed || this.paused || !this.live || !this.inkFrame || !this.shown || this.flushQueued) return;
+    if (!this.live.ticking()) return;
+    this.send(this.withLive(this.inkFrame));
   }
 
   /** Resolves once everything written so far has reached the real terminal (or was dropped). */
@@ -193,13 +241,19 @@ export class FrameWriter extends Writable {
 
   private flush(): void {
     if (this.disposed || this.paused) return;
-    const next = this.screen();
+    this.inkFrame = this.inkScreen();
     if (this.drawnRaw) {
+      // The clocks Ink drew are this moment's: the next tick brings them on.
       this.drawnRaw = false;
-      this.shown = next;
-      this.onShown?.(next);
+      this.liveDrawn = [];
+      this.shown = this.inkFrame;
+      this.onShown?.(this.shown);
       return;
     }
+    this.send(this.withLive(this.inkFrame));
+  }
+
+  private send(next: Grid): void {
     const bytes = diffFrames(this.shown, next, { sync: this.sync });
     this.shown = next;
     if (keyTraceOn) keyTrace(`frame ${bytes.length} bytes, selected ${/^› (\S+)/m.exec(gridText(next))?.[1] ?? '-'}`);

@@ -11,6 +11,7 @@ vi.hoisted(() => {
 import { App } from '../../components/App.js';
 import { ModelContext } from '../../components/hooks/useModel.js';
 import { ThemeContext, themeFor } from '../../components/theme.js';
+import { LiveColumns, LiveColumnsContext } from '../../components/hooks/liveColumns.js';
 import { KeyInput } from '../../src/deck/keyInput.js';
 import { FrameWriter } from '../../src/term/frameWriter.js';
 import { SYNC_BEGIN, SYNC_END } from '../../src/term/frameDiff.js';
@@ -53,7 +54,7 @@ class Screen extends EventEmitter {
 
 const NAMES = Array.from({ length: 20 }, (_, i) => `mod-${String(i + 1).padStart(2, '0')}`);
 
-function dashboard(sync: boolean, cols = 160, rows = 50, before = '') {
+function dashboard({ sync, live }: Mode, cols = 160, rows = 50, before = '') {
   // Twenty running loops whose elapsed clocks tick every second; the first module is idle (so `s` asks).
   const model = new FakeModel([
     moduleRow('idle-one', { key: '/ws/AiTasks/idle-one' }),
@@ -67,11 +68,17 @@ function dashboard(sync: boolean, cols = 160, rows = 50, before = '') {
   const frames: number[] = [];
   const shown: Grid[] = [];
   const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n), onShown: (g) => shown.push(g) });
+  // Every write of Ink's: a frame React and Ink drew (the clocks alone must cause none when live).
+  const inkWrites = vi.spyOn(writer, 'write');
+  const columns = live ? new LiveColumns() : undefined;
+  writer.setLiveCells(columns);
   const stdin = new FakeStdin();
   const instance: Instance = render(
     <ThemeContext.Provider value={themeFor(true)}>
       <ModelContext.Provider value={model}>
-        <App onAttach={() => {}} onQuit={() => {}} />
+        <LiveColumnsContext.Provider value={columns}>
+          <App onAttach={() => {}} onQuit={() => {}} />
+        </LiveColumnsContext.Provider>
       </ModelContext.Provider>
     </ThemeContext.Provider>,
     { stdout: writer as unknown as NodeJS.WriteStream, stdin: new KeyInput(stdin) as unknown as NodeJS.ReadStream, exitOnCtrlC: false, patchConsole: false, maxFps: 10 },
@@ -96,8 +103,15 @@ function dashboard(sync: boolean, cols = 160, rows = 50, before = '') {
     expect(await screen.grid()).toEqual(writer.screen());
     return text;
   };
-  return { model, screen, writer, frames, shown, stdin, stop, settledOn };
+  return { model, screen, writer, frames, shown, stdin, stop, settledOn, inkWrites };
 }
+
+/** Synchronized output or not; the clocks kept by the writer (as in the dashboard) or by React each second. */
+interface Mode {
+  sync: boolean;
+  live: boolean;
+}
+const MODES: Mode[] = [{ sync: true, live: true }, { sync: false, live: true }, { sync: true, live: false }, { sync: false, live: false }];
 
 let stops: (() => void)[] = [];
 afterEach(() => {
@@ -105,18 +119,23 @@ afterEach(() => {
   stops = [];
 });
 
-describe.each([true, false])('FrameWriter under the dashboard (synchronized output %s)', (sync) => {
+describe.each(MODES)('FrameWriter under the dashboard (synchronized output $sync, live clocks $live)', (mode) => {
+  const { sync, live } = mode;
   it('draws the first frame whole, then a ticking clock for a few bytes, and the screen is the model', async () => {
-    const d = dashboard(sync);
+    const d = dashboard(mode);
     stops.push(d.stop);
     await d.settledOn((t) => t.includes('mod-08'), 'the twenty rows');
     const first = d.frames[0]!;
     const before = d.frames.length;
     // Two more frames: the clocks ticked (nothing else changes).
     const text0 = d.screen.text(await d.screen.grid());
+    const inkBefore = d.inkWrites.mock.calls.length;
     await waitFor(() => (d.frames.length >= before + 2 ? true : undefined), 'two clock ticks', 10_000, 50);
     await d.settledOn((t) => t !== text0, 'a tick on screen');
     const ticks = d.frames.slice(before);
+    // Live clocks move without a React render or an Ink frame; otherwise each tick is one.
+    if (live) expect(d.inkWrites.mock.calls.length).toBe(inkBefore);
+    else expect(d.inkWrites.mock.calls.length).toBeGreaterThan(inkBefore);
     // A whole 160x50 frame of twenty rows is kilobytes; a tick of twenty short clocks is a few hundred bytes.
     expect(first).toBeGreaterThan(2000);
     for (const bytes of ticks) expect(bytes).toBeLessThan(800);
@@ -126,7 +145,7 @@ describe.each([true, false])('FrameWriter under the dashboard (synchronized outp
 
   it('sends the first frame as Ink wrote it, over whatever the terminal showed, and the screen is the model', async () => {
     // A shell's leftovers, a scroll region and a colour: the first frame must not depend on them.
-    const d = dashboard(sync, 120, 40, `${'old shell output '.repeat(400)}\x1b[5;20r\x1b[41m`);
+    const d = dashboard(mode, 120, 40, `${'old shell output '.repeat(400)}\x1b[5;20r\x1b[41m`);
     stops.push(d.stop);
     await d.settledOn((t) => t.includes('mod-08') && !t.includes('shell'), 'the rows, nothing of the shell');
     // The first write carries the rows themselves (Ink's own bytes, not cells from the model).
@@ -136,7 +155,7 @@ describe.each([true, false])('FrameWriter under the dashboard (synchronized outp
   });
 
   it('leaves a clean screen after a resize, the help overlay, a dialog and invalidate()', async () => {
-    const d = dashboard(sync, 120, 40);
+    const d = dashboard(mode, 120, 40);
     stops.push(d.stop);
     await d.settledOn((t) => t.includes('mod-08'), 'the rows');
     d.screen.resize(100, 30);
@@ -158,7 +177,7 @@ describe.each([true, false])('FrameWriter under the dashboard (synchronized outp
   });
 
   it('writes nothing while paused and draws whole after reset()', async () => {
-    const d = dashboard(sync, 100, 30);
+    const d = dashboard(mode, 100, 30);
     stops.push(d.stop);
     await d.settledOn((t) => t.includes('mod-08'), 'the rows');
     d.writer.pause();

@@ -3,7 +3,7 @@ import { clockDuration, fill, rowCells, shortAge, stateCell } from '../../src/de
 import { bar } from '../../src/deck/bar.js';
 import { countText, stateCounts, triageOf } from '../../src/deck/header.js';
 import { tmuxSegment } from '../../src/deck/needsYou.js';
-import { breakpointFor, columnWidths, columnsFor, cutCell, fitCell, tableOverflows, visibleWindow, MARK_WIDTH } from '../../src/deck/layout.js';
+import { breakpointFor, columnWidths, columnsFor, cutCell, fitCell, tableOverflows, visibleWindow, MARK_WIDTH, NARROW } from '../../src/deck/layout.js';
 import stringWidth from 'string-width';
 import { nextField, validateStartForm } from '../../src/deck/startForm.js';
 import { screenLines } from '../../src/deck/screenFeed.js';
@@ -153,6 +153,18 @@ describe('layout', () => {
     for (const text of ['日本語-モジュール', 'plain', '▶ running', '']) {
       expect(stringWidth(fitCell(text, 9))).toBe(9);
       expect(fitCell(text, 9).endsWith(' ')).toBe(true);
+    }
+  });
+
+  it('measures the cells of a running row without the Unicode tables: every glyph of its own is one narrow cell', () => {
+    // Each clock tick cuts every cell; a glyph outside NARROW sends its cell through string-width.
+    const row = moduleRow('m', { loop: loopRow('/ws/m', { startedAt: new Date(NOW - 65_000).toISOString(), lastSignalAt: new Date(NOW - 5_000).toISOString(), step: 'plan', result: 'ok', next: 'check' }) });
+    const cells = rowCells(row, NOW, LIMITS);
+    const texts = [...Object.values(cells).filter((v): v is string => typeof v === 'string'), cells.state.glyph, bar(0.37, 6)];
+    expect(cells.ctx).toBe('–');
+    for (const t of texts) {
+      expect(NARROW.test(t), t).toBe(true);
+      expect(stringWidth(t)).toBe(t.length);
     }
   });
 
