@@ -184,7 +184,10 @@ export class FrameWriter extends Writable {
     if (!this.live) return frame;
     this.liveDrawn = this.live.blocks(this.now());
     const { grid, stale } = overlayBlocks(frame, this.liveDrawn);
-    if (stale) this.live.redraw();
+    if (stale) {
+      if (keyTraceOn) keyTrace('live cells: Ink must draw');
+      this.live.redraw();
+    }
     return grid;
   }
 
