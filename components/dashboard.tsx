@@ -6,7 +6,7 @@ import { INITIAL_UI, type UiState } from './state.js';
 import { LiveModel } from '../src/deck/model.js';
 import { KeyInput } from '../src/deck/keyInput.js';
 import { attachedTo, openQuietSupervisor, wireExternalNotifier } from '../src/commands/supervised.js';
-import { startApiForSupervisor, type SupervisorApi } from '../src/commands/serve.js';
+import type { SupervisorApi } from '../src/commands/serve.js';
 import { EXIT, type CommandContext, type DashboardLauncher } from '../src/commands/context.js';
 import { controlKeyByte } from '../src/config/settings.js';
 import { printable } from '../src/format/event.js';
@@ -52,6 +52,8 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     supervisor.keepAdopting();
     startupMark('dashboard: orphans adopted');
     if (settings.apiPort > 0) {
+      // The HTTP stack loads only when the API is wanted (start-up, issue 12).
+      const { startApiForSupervisor } = await import('../src/commands/serve.js');
       api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
       cleanup.push(() => api?.close());
     }

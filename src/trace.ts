@@ -1,5 +1,4 @@
 import { appendFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 
 // Debugging traces, each switched on by a variable naming a file: one line per mark,
 // `<ms> <pid> <what>`, appended to that file (never the terminal: the dashboard owns it).

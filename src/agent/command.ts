@@ -1,13 +1,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve, sep } from 'node:path';
 import type { ParseEntry } from 'shell-quote';
-import type whichModule from 'which';
-
 // Loaded on first use: `status` and the hooks resolve settings on every call and must start fast.
-const require = createRequire(import.meta.url);
-const shellQuote = (): typeof import('shell-quote') => require('shell-quote') as typeof import('shell-quote');
-const which = (): typeof whichModule => require('which') as typeof whichModule;
+import { shellQuote, which } from '../lazy.js';
 
 /** A one-line problem with an agent command string. */
 export class AgentCommandError extends Error {

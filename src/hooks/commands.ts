@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import which from 'which';
+import { which } from '../lazy.js';
 
 export interface HookCommands {
   stop: string;
@@ -39,7 +39,7 @@ export function shellQuote(word: string): string {
 }
 
 function onPath(env: NodeJS.ProcessEnv, bin: string): boolean {
-  const found = which.sync('autodeck', { nothrow: true, path: env.PATH ?? '' });
+  const found = which().sync('autodeck', { nothrow: true, path: env.PATH ?? '' });
   return found !== null && realOr(found) === realOr(bin);
 }
 

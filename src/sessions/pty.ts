@@ -1,12 +1,10 @@
 import pty from 'node-pty';
-import xtermHeadless from '@xterm/headless';
-import type { IBuffer } from '@xterm/headless';
-import xtermSerialize from '@xterm/addon-serialize';
+import type { IBuffer, Terminal } from '@xterm/headless';
+import type { SerializeAddon } from '@xterm/addon-serialize';
+import { xterm, xtermSerialize } from '../lazy.js';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
 import { TextScrollback } from './scrollback.js';
 
-const { Terminal } = xtermHeadless;
-const { SerializeAddon } = xtermSerialize;
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
@@ -40,12 +38,12 @@ export class PtySession implements Session {
   readonly name: string;
   readonly pid: number;
   private readonly proc: pty.IPty;
-  private readonly term: InstanceType<typeof Terminal>;
+  private readonly term: Terminal;
   private exitInfo: SessionExit | undefined;
   private readonly exitListeners: ((e: SessionExit) => void)[] = [];
   private readonly outputListeners = new Set<(data: string) => void>();
   private disposed = false;
-  private serializer: InstanceType<typeof SerializeAddon> | undefined;
+  private serializer: SerializeAddon | undefined;
   /** See Session.screenVersion: bumped once the emulator has parsed new output. */
   screenVersion = 0;
   private readonly older = new TextScrollback(SCROLLBACK_ROOM);
@@ -55,7 +53,7 @@ export class PtySession implements Session {
     const cols = spec.cols ?? DEFAULT_COLS;
     const rows = spec.rows ?? DEFAULT_ROWS;
     this.name = spec.name;
-    this.term = new Terminal({ cols, rows, scrollback: EMULATOR_SCROLLBACK_LINES + SCROLLBACK_ROOM, allowProposedApi: true });
+    this.term = new (xterm().Terminal)({ cols, rows, scrollback: EMULATOR_SCROLLBACK_LINES + SCROLLBACK_ROOM, allowProposedApi: true });
     const [file, ...args] = spec.argv;
     if (!file) throw new Error('empty agent command');
     // node-pty execs the file directly (no shell), in a new session: pid is the group leader.
@@ -139,7 +137,7 @@ export class PtySession implements Session {
   serialize(): string {
     if (this.disposed) return '';
     if (!this.serializer) {
-      this.serializer = new SerializeAddon();
+      this.serializer = new (xtermSerialize().SerializeAddon)();
       this.term.loadAddon(this.serializer);
     }
     this.keepOlder();

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import which from 'which';
+import { which } from '../lazy.js';
 import type { SessionExit } from './session.js';
 import { escapeTmuxArg, parseShowEnvironment, parseTmuxVersion, tmuxChain } from './tmuxCommand.js';
 
@@ -41,7 +41,7 @@ export interface Client {
 const TMUX_MISSING = `tmux was not found on PATH: --backend tmux needs tmux ${MIN_TMUX_VERSION} or later (or use --backend pty)`;
 
 export function clientOf(opts: TmuxOptions = {}): Client {
-  const program = opts.tmux ?? which.sync('tmux', { nothrow: true });
+  const program = opts.tmux ?? which().sync('tmux', { nothrow: true });
   if (!program) throw new TmuxError(TMUX_MISSING);
   return { program, socket: opts.socket ?? DEFAULT_TMUX_SOCKET };
 }
@@ -245,7 +245,7 @@ export type TmuxCheck = { ok: true; program: string; version: string } | { ok: f
 
 /** Whether tmux is here and new enough; `message` is one line for the user. */
 export function tmuxAvailable(opts: TmuxOptions = {}): TmuxCheck {
-  const program = opts.tmux ?? which.sync('tmux', { nothrow: true });
+  const program = opts.tmux ?? which().sync('tmux', { nothrow: true });
   if (!program) return { ok: false, message: TMUX_MISSING };
   let out: string;
   try {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { sha1Hex } from '../lazy.js';
 import { budgetOn, budgetReached, type SpendReading } from '../spend/meter.js';
 import { changedFields, LoopSpend, signalWrittenMs, spendFields } from '../spend/loopSpend.js';
 import { contextLimitReached } from '../spend/ledger.js';
@@ -391,7 +391,7 @@ export class Loop {
       return;
     }
     const lines = session.screen();
-    const hash = createHash('sha1').update(lines.join('\n')).digest('hex');
+    const hash = sha1Hex(lines.join('\n'));
     const stallCount = hash === this.row.lastCaptureHash ? this.row.stallCount + 1 : 0;
     if (stallCount !== this.row.stallCount || hash !== this.row.lastCaptureHash) {
       this.patchLater({ lastCaptureHash: hash, stallCount });

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { sha1Hex } from '../lazy.js';
 import { answerKeys, classifyScreen, type Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
@@ -114,9 +114,6 @@ export interface Look {
   question?: string | undefined;
 }
 
-function sha1(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
-}
 
 /** Control characters as `\r`-style escapes, for events a person reads. */
 function showKeys(keys: readonly string[]): string {
@@ -348,7 +345,7 @@ export class Watchdog {
     const lines = session.screen();
     const classification = classifyScreen(this.profile, lines);
     this.lastLook = {
-      version, hash: sha1(this.profile.hashedLines(lines).join('\n')), classification,
+      version, hash: sha1Hex(this.profile.hashedLines(lines).join('\n')), classification,
       answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
       request: classification.kind === 'permission_prompt' ? screenRequest(this.profile.name, lines) : undefined,
       question: classification.kind === 'question' ? screenQuestion(lines) : undefined,

@@ -60,7 +60,12 @@ const FALLBACK_ROWS = 24;
  * given: those come from the real terminal.
  */
 export class FrameWriter extends Writable {
-  private readonly term: ModelTerminal;
+  /**
+   * Made once the first frame is out (start-up: building a terminal emulator is ~10 ms);
+   * until then what Ink writes waits in `unparsed`.
+   */
+  private termMade: ModelTerminal | undefined;
+  private unparsed: Array<string | Uint8Array> = [];
   /** What the real terminal shows; undefined means unknown, so the next frame is drawn whole. */
   private shown: Grid | undefined;
   private paused = false;
@@ -92,7 +97,6 @@ export class FrameWriter extends Writable {
     this.onFrame = opts.onFrame;
     this.onShown = opts.onShown;
     this.now = opts.now ?? Date.now;
-    this.term = modelTerminal(this.columns, this.rows);
     out.on('resize', this.onResize);
   }
 
@@ -113,7 +117,9 @@ export class FrameWriter extends Writable {
       if (keyTraceOn && !this.flushQueued) keyTrace('ink writes');
       if (this.firstFrame && typeof chunk === 'string') this.firstFrame.push(chunk);
       else this.firstFrame = undefined;
-      this.term.write(typeof chunk === 'string' ? chunk : new Uint8Array(chunk));
+      const bytes = typeof chunk === 'string' ? chunk : new Uint8Array(chunk);
+      if (this.termMade) this.termMade.write(bytes);
+      else this.unparsed.push(bytes);
       this.queueFlush();
     }
     callback();
@@ -130,6 +136,16 @@ export class FrameWriter extends Writable {
     if (!live || this.disposed) return;
     this.liveTimer = setInterval(() => this.tickLive(), LIVE_TICK_MS);
     this.liveTimer.unref?.();
+  }
+
+  /** The model terminal, made (and given what Ink wrote so far) on first use. */
+  private get term(): ModelTerminal {
+    if (!this.termMade) {
+      this.termMade = modelTerminal(this.columns, this.rows);
+      for (const bytes of this.unparsed) this.termMade.write(bytes);
+      this.unparsed = [];
+    }
+    return this.termMade;
   }
 
   /** The next frame is drawn whole: something else drew on the real terminal. */
@@ -155,7 +171,9 @@ export class FrameWriter extends Writable {
    */
   reset(): void {
     if (this.disposed) return;
-    this.term.write('\x1b[0m\x1b[H\x1b[2J');
+    // A model not made yet starts blank with the cursor at home anyway.
+    if (this.termMade) this.termMade.write('\x1b[0m\x1b[H\x1b[2J');
+    else this.unparsed = [];
     this.paused = false;
     this.invalidate();
   }
@@ -167,7 +185,8 @@ export class FrameWriter extends Writable {
     this.disposed = true;
     this.out.off('resize', this.onResize);
     this.setLiveCells(undefined);
-    this.term.dispose();
+    this.termMade?.dispose();
+    this.unparsed = [];
   }
 
   /** What the real terminal shows once the pending frame is out: the model's screen, live cells drawn in. */
@@ -211,7 +230,7 @@ export class FrameWriter extends Writable {
 
   private readonly onResize = (): void => {
     if (this.disposed) return;
-    this.term.resize(this.columns, this.rows);
+    this.termMade?.resize(this.columns, this.rows);
     this.invalidate();
     this.emit('resize');
   };

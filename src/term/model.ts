@@ -1,8 +1,7 @@
-import xtermHeadless from '@xterm/headless';
-import unicode11 from '@xterm/addon-unicode11';
+import type { Terminal } from '@xterm/headless';
+import { xterm, xtermUnicode11 } from '../lazy.js';
 
-const { Terminal } = xtermHeadless;
-export type ModelTerminal = InstanceType<typeof Terminal>;
+export type ModelTerminal = Terminal;
 
 /**
  * A headless xterm that measures characters as Ink (string-width) and tmux do: Unicode 11
@@ -10,8 +9,8 @@ export type ModelTerminal = InstanceType<typeof Terminal>;
  */
 export function modelTerminal(cols: number, rows: number): ModelTerminal {
   // convertEol: Ink writes '\n' and relies on the tty driver's onlcr for the carriage return.
-  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true, convertEol: true });
-  term.loadAddon(new unicode11.Unicode11Addon());
+  const term = new (xterm().Terminal)({ cols, rows, scrollback: 0, allowProposedApi: true, convertEol: true });
+  term.loadAddon(new (xtermUnicode11().Unicode11Addon)());
   term.unicode.activeVersion = '11';
   return term;
 }
