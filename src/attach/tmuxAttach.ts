@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from '../lazy.js';
 import type { TmuxSession } from '../sessions/tmux.js';
 import { borrowInput, type AttachInput, type AttachIo, type AttachOutput, type AttachResult } from './io.js';
 import { tmuxKeyName } from './keys.js';
@@ -15,7 +15,7 @@ function fdOf(stream: AttachInput | AttachOutput, what: string): number {
 /** Runs the tmux client on the terminal's own descriptors until it exits. */
 function runClient(cmd: { file: string; args: string[]; env: Record<string, string> }, stdin: number, stdout: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd.file, cmd.args, { stdio: [stdin, stdout, 'pipe'], env: cmd.env });
+    const child = childProcess().spawn(cmd.file, cmd.args, { stdio: [stdin, stdout, 'pipe'], env: cmd.env });
     let stderr = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (d: string) => {

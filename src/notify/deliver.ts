@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from '../lazy.js';
 import { envFor, titleOf, type NotifyPayload } from './payload.js';
 
 /** How long a notify command or one POST may take before it is given up. */
@@ -127,7 +127,7 @@ export function runNotifyCommand(argv: readonly string[], p: NotifyPayload, opts
     };
     let child;
     try {
-      child = spawn(name, argv.slice(1), {
+      child = childProcess().spawn(name, argv.slice(1), {
         env: { ...opts.env, ...envFor(p) }, stdio: ['pipe', 'ignore', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL',
       });
     } catch (err) {

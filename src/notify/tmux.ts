@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { childProcess } from '../lazy.js';
 
 const TMUX_TIMEOUT_MS = 5_000;
 
@@ -11,7 +11,7 @@ export function runUserTmux(argv: readonly string[]): void {
   const [program, ...args] = argv;
   if (!program) return;
   try {
-    const child = execFile(program, args, { timeout: TMUX_TIMEOUT_MS, windowsHide: true }, () => { /* errors swallowed */ });
+    const child = childProcess().execFile(program, args, { timeout: TMUX_TIMEOUT_MS, windowsHide: true }, () => { /* errors swallowed */ });
     child.on('error', () => { /* tmux not installed: swallowed */ });
     child.stdin?.end();
   } catch { /* spawn failed synchronously: swallowed */ }

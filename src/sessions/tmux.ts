@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { childProcess } from '../lazy.js';
 import type { Session, SessionExit, SessionFactory, SpawnSpec } from './session.js';
 import { buildSpawnCommand, checkSessionName, escapeTmuxFormat, planEnv, shQuote, tmuxChain, tmuxSessionName } from './tmuxCommand.js';
 import {
@@ -120,7 +120,7 @@ class OutputPipe {
     const fifo = join(this.dir, 'output');
     let fd: number | undefined;
     try {
-      execFileSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' });
+      childProcess().execFileSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' });
       // Read-write so that opening never blocks and no writer's exit ends the stream.
       fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
       this.socket = new net.Socket({ fd, readable: true, writable: false });

@@ -1,7 +1,6 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { which } from '../lazy.js';
+import { childProcess, which } from '../lazy.js';
 import type { SessionExit } from './session.js';
 import { escapeTmuxArg, parseShowEnvironment, parseTmuxVersion, tmuxChain } from './tmuxCommand.js';
 
@@ -76,7 +75,7 @@ export function tmux(c: Client, commands: readonly (readonly string[])[], env?: 
 
 export function tmuxRaw(c: Client, args: string[], env?: Record<string, string>): string {
   try {
-    return execFileSync(c.program, [...globalArgs(c), ...args], {
+    return childProcess().execFileSync(c.program, [...globalArgs(c), ...args], {
       encoding: 'utf8', env: env ?? clientEnv(), stdio: ['ignore', 'pipe', 'pipe'], timeout: CALL_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024,
     });
   } catch (err) {
@@ -86,7 +85,7 @@ export function tmuxRaw(c: Client, args: string[], env?: Record<string, string>)
 
 export function tmuxAsync(c: Client, commands: readonly (readonly string[])[]): Promise<{ out: string } | { err: TmuxError }> {
   return new Promise((done) => {
-    execFile(c.program, [...globalArgs(c), ...tmuxChain(commands)], { encoding: 'utf8', env: clientEnv(), timeout: CALL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    childProcess().execFile(c.program, [...globalArgs(c), ...tmuxChain(commands)], { encoding: 'utf8', env: clientEnv(), timeout: CALL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) done({ err: new TmuxError(String(stderr).trim() || err.message) });
       else done({ out: stdout });
     });
@@ -249,7 +248,7 @@ export function tmuxAvailable(opts: TmuxOptions = {}): TmuxCheck {
   if (!program) return { ok: false, message: TMUX_MISSING };
   let out: string;
   try {
-    out = execFileSync(program, ['-V'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: CALL_TIMEOUT_MS }).trim();
+    out = childProcess().execFileSync(program, ['-V'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: CALL_TIMEOUT_MS }).trim();
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : errorText(err).split('\n')[0];
     return { ok: false, message: `${program}: ${why}: --backend tmux needs tmux ${MIN_TMUX_VERSION} or later (or use --backend pty)` };

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { sha1Hex } from '../lazy.js';
+import { chokidar, sha1Hex } from '../lazy.js';
 import { budgetOn, budgetReached, type SpendReading } from '../spend/meter.js';
 import { changedFields, LoopSpend, signalWrittenMs, spendFields } from '../spend/loopSpend.js';
 import { contextLimitReached } from '../spend/ledger.js';
 import type { ModelPrice, Spend } from '../spend/prices.js';
 import { join } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
 import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
 import { removeIfPresent } from '../protocol/atomic.js';
@@ -208,7 +208,7 @@ export class Loop {
     const dir = this.row.taskDir;
     const signalPath = this.file(SIGNAL_FILE);
     const stopPath = this.file(STOP_FILE);
-    const watcher = watch(dir, {
+    const watcher = chokidar().watch(dir, {
       depth: 0,
       ignoreInitial: true,
       // Only our two files: everything else in the module is the agent's business.
