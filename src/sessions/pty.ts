@@ -62,6 +62,8 @@ export class PtySession implements Session {
     this.proc.onData((data) => {
       if (this.disposed) return;
       this.term.write(data, () => {
+        // xterm still runs the callbacks of writes queued before dispose(); its buffer is gone then
+        if (this.disposed) return;
         this.screenVersion++;
         if (this.keepOlderTimer === undefined && this.term.buffer.normal.baseY > EMULATOR_SCROLLBACK_LINES) {
           this.keepOlderTimer = setTimeout(() => this.keepOlder(), KEEP_OLDER_MS);

@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import xtermHeadless from '@xterm/headless';
 import { PtySession, SCROLLBACK_LINES, EMULATOR_SCROLLBACK_LINES } from '../../src/sessions/pty.js';
 import { waitFor } from '../helpers/wait.js';
@@ -83,3 +83,30 @@ it('keeps only EMULATOR_SCROLLBACK_LINES in the emulator once output rests, the 
   expect(numbers.length).toBeGreaterThanOrEqual(SCROLLBACK_LINES - 5);
   expect(numbers.length).toBeLessThanOrEqual(SCROLLBACK_LINES + s.rows);
 }, 30_000);
+
+it('disposed with output still being parsed: no warning from the emulator, nothing touched after', async () => {
+  // The few-descriptors fault row caught xterm's "add a disposable to a DisposableStore that
+  // has already been disposed of" on stderr: a write callback reading the buffer after dispose().
+  const warnings: unknown[][] = [];
+  const spies = [vi.spyOn(console, 'warn'), vi.spyOn(console, 'error'), vi.spyOn(console, 'log')];
+  for (const s of spies) s.mockImplementation((...args: unknown[]) => void warnings.push(args));
+  try {
+    for (let round = 0; round < 5; round++) {
+      // Nothing reads the screen first (as with an agent whose start failed): the emulator's
+      // buffer object is first asked for in a write callback.
+      const s = new PtySession({ name: `dispose-${round}`, argv: [process.execPath, '-e', AGENT], cwd: process.cwd(), env: process.env as Record<string, string> });
+      // Disposed at its first output, which xterm parses later, on a timer.
+      await new Promise<void>((resolve) => {
+        const off = s.onOutput(() => {
+          off();
+          s.dispose();
+          resolve();
+        });
+      });
+      await new Promise((r) => setTimeout(r, 100)); // the queued writes' callbacks run now
+    }
+  } finally {
+    for (const s of spies) s.mockRestore();
+  }
+  expect(warnings).toEqual([]);
+});
