@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { sha1Hex } from './lazy.js';
 
 /**
  * The nearest folder at or above `dir` holding `.git` (a folder, or a file for
@@ -80,8 +80,7 @@ export function slug(name: string): string {
  */
 export function sessionName(moduleName: string, realPath: string): string {
   // node:crypto loaded on first use: `status --format tmux` and the hooks read paths but never hash
-  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  const hash = createHash('sha1').update(realPath).digest('hex').slice(0, 6);
+  const hash = sha1Hex(realPath).slice(0, 6);
   return `auto-${slug(moduleName)}-${hash}`;
 }
 

@@ -49,6 +49,7 @@ export class LiveColumns implements LiveCells {
   blocks(now: number): LiveBlock[] {
     const out: LiveBlock[] = [];
     for (const t of this.tables) {
+      if (!t.ticking) continue; // nothing in it moves with time: its lines are what Ink drew
       const lines = t.linesAt(now);
       t.columns.forEach((c, i) => {
         if (!c.box || !lines[i]) return;

@@ -5,7 +5,6 @@ import { xterm, xtermSerialize } from '../lazy.js';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
 import { TextScrollback } from './scrollback.js';
 
-
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
 /** Bounded so an agent that floods its output cannot grow our memory (SPEC 5.7). */

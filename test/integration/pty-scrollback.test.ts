@@ -26,6 +26,15 @@ async function replayed(bytes: string, cols: number, rows: number): Promise<stri
   return lines;
 }
 
+/** What attach replays: consecutive lines, ending at line `last`, as many as the bound allows. */
+async function expectReplayEndsAt(s: PtySession, last: number): Promise<void> {
+  const numbers = (await replayed(s.serialize(), s.cols, s.rows)).filter((l) => l.startsWith('line ')).map((l) => Number(l.slice(5)));
+  expect(numbers.at(-1)).toBe(last);
+  numbers.forEach((n, i) => i > 0 && expect(n, `after line ${numbers[i - 1]}`).toBe(numbers[i - 1]! + 1));
+  expect(numbers.length).toBeGreaterThanOrEqual(SCROLLBACK_LINES - 5);
+  expect(numbers.length).toBeLessThanOrEqual(SCROLLBACK_LINES + s.rows);
+}
+
 /** An agent that prints `line N` for each number it is sent on a line of its input. */
 const AGENT = `
 process.stdin.setEncoding('utf8');
@@ -53,13 +62,7 @@ it('replays the last SCROLLBACK_LINES lines, in order, through resizes, the olde
   s.write('700\r');
   await waitFor(() => (s.screen().join('\n').includes('printed 2200') ? true : undefined), '700 more');
 
-  const lines = (await replayed(s.serialize(), s.cols, s.rows)).filter((l) => l.startsWith('line '));
-  const numbers = lines.map((l) => Number(l.slice(5)));
-  // Consecutive, ending at the last line printed, and as many as the bound allows.
-  expect(numbers.at(-1)).toBe(2199);
-  numbers.forEach((n, i) => i > 0 && expect(n, `after line ${numbers[i - 1]}`).toBe(numbers[i - 1]! + 1));
-  expect(numbers.length).toBeGreaterThanOrEqual(SCROLLBACK_LINES - 5);
-  expect(numbers.length).toBeLessThanOrEqual(SCROLLBACK_LINES + s.rows);
+  await expectReplayEndsAt(s, 2199);
 }, 30_000);
 
 it('keeps only EMULATOR_SCROLLBACK_LINES in the emulator once output rests, the rest as text, none lost', async () => {
@@ -77,11 +80,7 @@ it('keeps only EMULATOR_SCROLLBACK_LINES in the emulator once output rests, the 
   await waitFor(() => (s.screen().join('\n').includes('printed 2650') ? true : undefined), '150 more');
   await waitFor(() => emulatorScrollback() <= EMULATOR_SCROLLBACK_LINES || undefined, 'at rest again', 5_000);
 
-  const numbers = (await replayed(s.serialize(), s.cols, s.rows)).filter((l) => l.startsWith('line ')).map((l) => Number(l.slice(5)));
-  expect(numbers.at(-1)).toBe(2649);
-  numbers.forEach((n, i) => i > 0 && expect(n, `after line ${numbers[i - 1]}`).toBe(numbers[i - 1]! + 1));
-  expect(numbers.length).toBeGreaterThanOrEqual(SCROLLBACK_LINES - 5);
-  expect(numbers.length).toBeLessThanOrEqual(SCROLLBACK_LINES + s.rows);
+  await expectReplayEndsAt(s, 2649);
 }, 30_000);
 
 it('disposed with output still being parsed: no warning from the emulator, nothing touched after', async () => {
