@@ -15,6 +15,7 @@ import { RunHistory } from './RunHistory.js';
 import { FilterBar } from './FilterBar.js';
 import { useModel, useVisibleRows } from './hooks/useModel.js';
 import { useWindowSize } from './hooks/useWindowSize.js';
+import { useLiveColumns } from './hooks/liveColumns.js';
 import { filterRows, keyName, selectedIndex, uiReducer, INITIAL_UI, type Overlay, type UiState } from './state.js';
 import type { DeckRow } from '../src/deck/deck.js';
 import { quitLines } from './quit.js';
@@ -42,7 +43,11 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   const { columns: width, rows: height } = useWindowSize();
   const [ui, dispatch] = useReducer(uiReducer, initial ?? INITIAL_UI);
   const spendShown = columnsFor(breakpointFor(width), width).some((c) => c.id === 'spend' || c.id === 'ctx');
-  const allRows = useVisibleRows(model.settings, spendShown);
+  // The dashboard's writer draws plain changes of unselected rows (steps, iterations) without
+  // React; not while a filter or the demo's follow mode picks rows by what they show.
+  const liveColumns = useLiveColumns();
+  const plain = liveColumns && !ui.filter && !(follow && ui.selectedKey === undefined) ? { live: liveColumns, pinned: ui.selectedKey } : undefined;
+  const allRows = useVisibleRows(model.settings, spendShown, plain);
   const rows = filterRows(allRows, ui.filter);
   const followed = useRef<string | undefined>(undefined);
   if (follow && ui.selectedKey === undefined) followed.current = interestingKey(rows, followed.current);

@@ -114,13 +114,14 @@ export function Table({ rows, columns, selected, height, width, limits, emptyTex
   const widths = useMemo(() => columnWidths(columns, width), [columns, width]);
   const shown = rows.slice(win.start, win.end);
   const selectedLine = selected - win.start;
-  const cellsAt = (t: number): RowCells[] => shown.map((r) => rowCells(r, isLive(r) || r.lastRun ? t : 0, limits));
-  const lines = tableLines(columns, widths, cellsAt(now), selectedLine, theme);
+  const cellsAt = (t: number, rs: readonly DeckRow[]): RowCells[] => rs.map((r) => rowCells(r, isLive(r) || r.lastRun ? t : 0, limits));
+  const lines = tableLines(columns, widths, cellsAt(now, shown), selectedLine, theme);
   useLayoutEffect(() => {
     if (!live || shown.length === 0) return;
     return live.add({
       columns: columns.map((_, ci) => ({ box: boxes.current[ci] ?? null, width: widths[ci]!, drawn: lines[ci]!.map((l) => l.text) })),
-      linesAt: (t) => tableLines(columns, widths, cellsAt(t), selectedLine, theme).map((ls) => ls.map((l) => l.text)),
+      // the rows as they are now: a plain change React was spared is drawn from here
+      linesAt: (t) => tableLines(columns, widths, cellsAt(t, live.current(shown)), selectedLine, theme).map((ls) => ls.map((l) => l.text)),
       ticking: ticking || rows.some((r) => r.lastRun),
       redraw,
     });

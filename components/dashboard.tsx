@@ -90,8 +90,9 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       onShown: dump ? (screen) => dumpScreen(dump, screen) : undefined,
     });
     cleanup.push(() => frames.close());
-    // The table's clocks, kept current by the frame writer between Ink's frames.
-    const liveColumns = new LiveColumns();
+    // The table's clocks and plain cells, kept current by the frame writer between Ink's frames.
+    const liveModel = model;
+    const liveColumns = new LiveColumns(() => liveModel.getSnapshot().rows);
     frames.setLiveCells(liveColumns);
 
     // A hangup (the ssh link dropped) or a kill is a quit: loops are left, not lost.

@@ -89,6 +89,7 @@ export class FrameWriter extends Writable {
   /** The live blocks as last drawn over Ink's frame. */
   private liveDrawn: readonly LiveBlock[] = [];
   private liveTimer: NodeJS.Timeout | undefined;
+  private liveQueued = false;
   private readonly now: () => number;
 
   constructor(private readonly out: TerminalOut, opts: FrameWriterOptions = {}) {
@@ -130,10 +131,12 @@ export class FrameWriter extends Writable {
    * Ink's frames (undefined: none). Ink's frames are drawn with them too.
    */
   setLiveCells(live: LiveCells | undefined): void {
+    this.live?.setOnChange?.(undefined);
     this.live = live;
     if (this.liveTimer) clearInterval(this.liveTimer);
     this.liveTimer = undefined;
     if (!live || this.disposed) return;
+    live.setOnChange?.(() => this.queueLive());
     this.liveTimer = setInterval(() => this.tickLive(), LIVE_TICK_MS);
     this.liveTimer.unref?.();
   }
@@ -212,8 +215,22 @@ export class FrameWriter extends Writable {
 
   /** A second passed: the clocks move, and only their cells go out. */
   private tickLive(): void {
+    if (this.live?.ticking()) this.drawLive();
+  }
+
+  /** The live cells changed other than by time (a step React was spared): drawn in this turn's end. */
+  private queueLive(): void {
+    if (this.liveQueued) return;
+    this.liveQueued = true;
+    setImmediate(() => {
+      this.liveQueued = false;
+      this.drawLive();
+    });
+  }
+
+  /** Ink's last frame with the live cells as they are now; nothing while Ink's next frame is on its way (it brings them). */
+  private drawLive(): void {
     if (this.disposed || this.paused || !this.live || !this.inkFrame || !this.shown || this.flushQueued) return;
-    if (!this.live.ticking()) return;
     this.send(this.withLive(this.inkFrame));
   }
 

@@ -24,6 +24,8 @@ export interface LiveCells {
   ticking(): boolean;
   /** A block that cannot be drawn over Ink's frame (not where it should be, or not plain text): Ink must draw. */
   redraw(): void;
+  /** Tells the writer (`listener`) when blocks changed other than by time: draw them now. */
+  setOnChange?(listener: (() => void) | undefined): void;
 }
 
 /** Text the overlay can place cell by cell: one cell per character, no controls. */

@@ -70,7 +70,7 @@ function dashboard({ sync, live }: Mode, cols = 160, rows = 50, before = '') {
   const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n), onShown: (g) => shown.push(g) });
   // Every write of Ink's: a frame React and Ink drew (the clocks alone must cause none when live).
   const inkWrites = vi.spyOn(writer, 'write');
-  const columns = live ? new LiveColumns() : undefined;
+  const columns = live ? new LiveColumns(() => model.getSnapshot().rows) : undefined;
   writer.setLiveCells(columns);
   const stdin = new FakeStdin();
   const instance: Instance = render(
@@ -141,6 +141,40 @@ describe.each(MODES)('FrameWriter under the dashboard (synchronized output $sync
     for (const bytes of ticks) expect(bytes).toBeLessThan(800);
     const marks = d.screen.writes.filter((w) => w.startsWith(SYNC_BEGIN) && w.endsWith(SYNC_END)).length;
     expect(marks).toBe(sync ? d.screen.writes.length : 0);
+  });
+
+  it('draws a step of an unselected row without React when live; the selected row and a new state through React', async () => {
+    const d = dashboard(mode);
+    stops.push(d.stop);
+    await d.settledOn((t) => t.includes('mod-08'), 'the twenty rows');
+    const key = '/ws/AiTasks/mod-05';
+    const loop = () => d.model.getSnapshot().rows.find((r) => r.key === key)!.loop!;
+    const inkText = (from: number): string => d.inkWrites.mock.calls.slice(from).map((c) => String(c[0])).join('');
+    const ink0 = d.inkWrites.mock.calls.length;
+    d.model.patchRow(key, { loop: { ...loop(), step: 'merge', result: '', next: 'report', iteration: 17 } });
+    await d.settledOn((t) => /mod-05 .*17\/20.*merge -> report/.test(t), 'the new step and iteration of mod-05');
+    // Live: the writer drew the two cells from the model's rows; Ink wrote nothing.
+    if (live) expect(d.inkWrites.mock.calls.length).toBe(ink0);
+    else expect(inkText(ink0)).toContain('merge -> report');
+    // A new state is coloured: React and Ink draw it.
+    const ink1 = d.inkWrites.mock.calls.length;
+    d.model.patchRow(key, { loop: { ...loop(), status: 'stalled' } });
+    await d.settledOn((t) => /mod-05 +! stalled/.test(t), 'mod-05 stalled');
+    expect(d.inkWrites.mock.calls.length).toBeGreaterThan(ink1);
+    // Select mod-07 (row 8, after idle-one), which then takes a step: the selected row is drawn by React, from its new row.
+    d.stdin.write('j');
+    await d.settledOn((t) => /^› mod-01 /m.test(t), 'mod-01 selected');
+    const ink2 = d.inkWrites.mock.calls.length;
+    d.model.patchRow('/ws/AiTasks/mod-01', { loop: { ...d.model.getSnapshot().rows[1]!.loop!, step: 'report', result: '', next: '' } });
+    await d.settledOn((t) => /^› mod-01 .* report /m.test(t), 'the selected row\'s new step');
+    expect(inkText(ink2)).toContain('report');
+    // A row changed while React was spared it, then selected: React draws it as it is now.
+    d.model.patchRow('/ws/AiTasks/mod-02', { loop: { ...d.model.getSnapshot().rows[2]!.loop!, step: 'plan', result: '', next: 'check', iteration: 11 } });
+    await d.settledOn((t) => /mod-02 .*11\/20.*plan -> check/.test(t), 'mod-02 at iteration 11');
+    const ink3 = d.inkWrites.mock.calls.length;
+    d.stdin.write('j');
+    await d.settledOn((t) => /^› mod-02 /m.test(t), 'mod-02 selected');
+    expect(inkText(ink3)).toContain('plan -> check');
   });
 
   it('sends the first frame as Ink wrote it, over whatever the terminal showed, and the screen is the model', async () => {
