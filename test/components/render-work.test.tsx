@@ -129,3 +129,21 @@ it('the agent screen is watched only while the detail pane shows it', async () =
   await settle();
   expect([a.watchers, b.watchers]).toEqual([0, 1]);
 });
+
+it("another module's event renders nothing; the selected module's own event renders the detail pane", async () => {
+  const m = model();
+  app = await shown(m);
+  const before = app.stdout.frames.length;
+  const event = (name: string, step: string) => m.addEvent({ at: new Date().toISOString(), session: 's', taskDir: key(name), kind: 'signal', detail: { iteration: 3, step } });
+  // runs-a is selected (the first row): runs-b's signal is in the log, not in its pane
+  event('runs-b', 'plan');
+  event('broke-d', 'exec');
+  await settle();
+  expect(probe.texts).toEqual([]);
+  expect(app.stdout.frames.length).toBe(before);
+
+  event('runs-a', 'merge');
+  await settle();
+  expect(probe.texts.length).toBeGreaterThan(0);
+  expect(app.frame()).toMatch(/events[\s\S]*merge/);
+});
