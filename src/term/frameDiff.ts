@@ -96,6 +96,7 @@ function cellUpdates(prev: Grid, next: Grid): string {
   for (let y = 0; y < next.rows; y++) {
     const p = prev.cells[y] ?? [];
     const n = next.cells[y] ?? [];
+    if (p === n) continue; // rows are never changed in place: the same array is the same row
     for (const [start, end] of spans(changedColumns(p, n, next.cols))) {
       out += cup(y, start);
       for (let x = start; x < end; x++) {
