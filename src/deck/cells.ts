@@ -145,42 +145,82 @@ export interface CellLimits {
   recoveryTotal: number;
 }
 
+/** A row's cells as far as time does not move them, kept per row. */
+interface Timeless {
+  limits: CellLimits;
+  cells: RowCells;
+  /** Its step is a quota wait's countdown, worked out at each look. */
+  countdown: boolean;
+}
+
 /**
- * Every cell of a row as text, at time `now`. Text from files (names, steps) is made
- * printable: a module name cannot drive the terminal.
+ * Per row object: the deck replaces a row when anything in it changed and never changes
+ * one, so a row's timeless cells are worked out once. The table asks for every row's cells
+ * each second (the clocks), and for the rows that changed at each change.
  */
-export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
+const timelessByRow = new WeakMap<DeckRow, Timeless>();
+
+function timelessCells(row: DeckRow, limits: CellLimits): Timeless {
   const loop = row.loop;
   const base = { name: printable(row.name), elsewhere: Boolean(loop && !row.here), state: stateCell(row), ...spendCells(row) };
   if (!loop) {
     const last = row.lastRun;
     // A finished run: its outcome in STATE, its active time in ELAPSED, its end in LAST; STEP is left empty.
-    return {
+    const cells = {
       ...base, iteration: last ? `${last.iterations}/${last.maxIterations}` : '', paused: false, stalls: '', recoveries: '',
       elapsed: last?.activeMs !== undefined ? clockDuration(last.activeMs) : '',
-      step: '', lastSignal: last ? endedAgo(now - Date.parse(last.endedAt)) : '',
+      step: '', lastSignal: '',
       iterationFill: last ? fill(last.iterations, last.maxIterations) : undefined,
     };
+    return { limits, cells, countdown: false };
   }
-  const stepText = row.quotaUntil ? quotaStep(Date.parse(row.quotaUntil) - now) : loop.step ? `${loop.step}${loop.result ? ` ${loop.result}` : ''}${loop.next ? ` -> ${loop.next}` : ''}` : '';
   const threshold = Number(loop.settings.stallThreshold) || limits.stallThreshold;
   const total = Number(loop.settings.recoveryTotal) || limits.recoveryTotal;
-  const live = loop.status !== 'failed' && loop.status !== 'suspended';
-  const active = live ? activeMs(loop, now) : 0;
-  return {
+  // a failed loop shows why it failed (a missing command, the restart limit) where its step was;
+  // a loop that needs a person, why and the question; one in a quota wait, the time to the reset
+  const reason = loop.status === 'failed' && loop.stopReason ? loop.stopReason : waitingText(loop);
+  const countdown = reason === undefined && Boolean(row.quotaUntil);
+  const stepText = loop.step ? `${loop.step}${loop.result ? ` ${loop.result}` : ''}${loop.next ? ` -> ${loop.next}` : ''}` : '';
+  const cells = {
     ...base,
     iteration: `${loop.iteration}/${loop.maxIterations}`,
-    // a failed loop shows why it failed (a missing command, the restart limit) where its step was;
-    // a loop that needs a person, why and the question
-    step: printable(loop.status === 'failed' && loop.stopReason ? loop.stopReason : waitingText(loop) ?? stepText),
-    elapsed: `${clockDuration(active)}/${minutes(loop.timeoutMinutes)}`,
+    step: countdown ? '' : printable(reason ?? stepText),
+    elapsed: '',
     iterationFill: fill(loop.iteration, loop.maxIterations),
-    elapsedFill: live ? fill(active, loop.timeoutMinutes * 60_000) : undefined,
+    elapsedFill: undefined as number | undefined,
     paused: loop.quotaWaitSince !== '',
     stalls: `${loop.stallCount}/${threshold}`,
     recoveries: `${loop.recoveryStep}/${loop.recoveryTotal}${total ? ` of ${total}` : ''}`,
+    lastSignal: '',
+  };
+  return { limits, cells, countdown };
+}
+
+/**
+ * Every cell of a row as text, at time `now`. Text from files (names, steps) is made
+ * printable: a module name cannot drive the terminal.
+ */
+export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
+  let t = timelessByRow.get(row);
+  if (t?.limits !== limits) {
+    t = timelessCells(row, limits);
+    timelessByRow.set(row, t);
+  }
+  const loop = row.loop;
+  if (!loop) {
+    const last = row.lastRun;
+    return { ...t.cells, lastSignal: last ? endedAgo(now - Date.parse(last.endedAt)) : '' };
+  }
+  const live = loop.status !== 'failed' && loop.status !== 'suspended';
+  const active = live ? activeMs(loop, now) : 0;
+  const cells: RowCells = {
+    ...t.cells,
+    elapsed: `${clockDuration(active)}/${minutes(loop.timeoutMinutes)}`,
+    elapsedFill: live ? fill(active, loop.timeoutMinutes * 60_000) : undefined,
     lastSignal: loop.lastSignalAt ? shortAge(now - Date.parse(loop.lastSignalAt)) : '-',
   };
+  if (t.countdown) cells.step = printable(quotaStep(Date.parse(row.quotaUntil!) - now));
+  return cells;
 }
 
 /** RowCells fields drawn only in some layouts (the spend columns from 130 columns). */

@@ -13,6 +13,22 @@ const NOW = Date.parse('2026-11-22T10:00:00Z');
 const LIMITS = { stallThreshold: 3, recoveryTotal: 10 };
 
 describe('row cells', () => {
+  it('asked again of the same row at a later time, move with the time; with other limits, follow them', () => {
+    // worked out once per row object (timeless cells kept): what time moves must still move
+    const row = moduleRow('m', {
+      quotaUntil: new Date(NOW + 90_000).toISOString(),
+      loop: loopRow('/ws/m', { status: 'quota_wait', startedAt: new Date(NOW - 65_000).toISOString(), quotaWaitSince: new Date(NOW - 5000).toISOString(), lastSignalAt: new Date(NOW - 4000).toISOString(), stallCount: 1 }),
+    });
+    const a = rowCells(row, NOW, LIMITS);
+    const b = rowCells(row, NOW + 61_000, LIMITS);
+    expect([a.step, a.lastSignal, a.stalls]).toEqual(['reset in 1:30', '4s', '1/3']);
+    expect([b.step, b.lastSignal, b.stalls]).toEqual(['reset in 0:29', '1m', '1/3']);
+    expect(rowCells(row, NOW, { ...LIMITS, stallThreshold: 5 }).stalls).toBe('1/5');
+    const running = moduleRow('r', { loop: loopRow('/ws/r', { startedAt: new Date(NOW - 65_000).toISOString() }) });
+    expect(rowCells(running, NOW, LIMITS).elapsed).toBe('1:05/30m');
+    expect(rowCells(running, NOW + 60_000, LIMITS).elapsed).toBe('2:05/30m');
+  });
+
   it.each([
     ['running', '▶', 'running'], ['starting', '○', 'starting'], ['stalled', '!', 'stalled'], ['quota_wait', '‖', 'quota'],
     ['stopping', '■', 'stopping'], ['suspended', '‖', 'suspended'], ['failed', '✗', 'failed'],
