@@ -63,7 +63,7 @@ export function answerStop(store: Store, event: Record<string, unknown>, ctx: St
       at: ctx.now.toISOString(), session: loop.session, taskDir, kind: decision.decision === 'block' ? 'hook_block' : 'hook_allow',
       detail: eventDetail(decision, tasks, agentSession),
     });
-  });
+  }, 'immediate'); // a hook answers within the busy timeout, never fails at once on a busy upgrade
   if (decision.lock === 'refresh') writeLock(taskDir, makeLock(me, loop.agentPid ?? ctx.fallbackPid, ctx.host, ctx.now));
   if (decision.stopFile) writeStopFile(taskDir, decision.stopFile, { now: ctx.now });
   if (decision.signal) writeSignalFile(taskDir, decision.signal);

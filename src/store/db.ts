@@ -14,12 +14,34 @@ export function openDb(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   pragma(db, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  pragma(db, 'journal_mode = WAL');
+  retryBusy(() => pragma(db, 'journal_mode = WAL'), BUSY_TIMEOUT_MS);
   // WAL + NORMAL: durable across a process crash, one fsync per checkpoint instead of per commit.
   pragma(db, 'synchronous = NORMAL');
   pragma(db, 'foreign_keys = ON');
   migrate(db);
   return db;
+}
+
+/**
+ * Switching a fresh file to WAL reads its header, then upgrades to a write lock; SQLite's
+ * busy handler does not cover that upgrade, so two processes opening a new database at
+ * once can get SQLITE_BUSY at once. Such a step is tried again until `timeoutMs` is spent.
+ */
+export function retryBusy<T>(step: () => T, timeoutMs: number, sleep: (ms: number) => void = sleepSync): T {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      return step();
+    } catch (err) {
+      if (!isBusyError(err) || performance.now() >= deadline) throw err;
+      sleep(10);
+    }
+  }
+}
+
+/** Opening the database is synchronous (every command waits for it), so is its wait. */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 export function migrate(db: Db): void {

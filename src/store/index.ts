@@ -37,8 +37,16 @@ export class Store {
     return pragma(this.db, 'data_version') as number;
   }
 
-  /** Runs `fn` in one transaction: a batch of updates costs one commit. */
-  tx<T>(fn: () => T): T {
+  /**
+   * Runs `fn` in one transaction: a batch of updates costs one commit.
+   *
+   * 'deferred' runs `fn` even while another process holds the write lock (its writes then
+   * throw): the supervisor's loops rely on that, keeping in memory what `fn` changed and
+   * writing it later. 'immediate' takes the write lock first, waiting up to the busy
+   * timeout: a deferred transaction that reads before it writes gets SQLITE_BUSY at once
+   * when another process writes, because SQLite never waits to upgrade a read to a write.
+   */
+  tx<T>(fn: () => T, mode: 'deferred' | 'immediate' = 'deferred'): T {
     let done = false;
     let result: T | undefined;
     try {
@@ -46,7 +54,7 @@ export class Store {
         result = fn();
         done = true;
         return result;
-      })();
+      })[mode]();
     } catch (err) {
       // A write inside failed with a full disk, was handled there (kept for later), and
       // SQLite rolled the transaction back by itself: nothing is left to commit.

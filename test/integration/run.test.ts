@@ -169,7 +169,7 @@ describe('autodeck run', () => {
     ws = makeWorkspace();
     const dir = ws.module('race', { scenario: { stepSeconds: 0.05, envFile: '.env.json' } });
     const [a, b] = await Promise.all([runCli(ws, ['run', dir, ...runFlags(ws)]), runCli(ws, ['run', dir, ...runFlags(ws)])]);
-    expect([a.code, b.code].sort()).toEqual([0, 3]);
+    expect([a.code, b.code].sort(), `${a.stderr}\n${b.stderr}`).toEqual([0, 3]);
     expect(eventsOf(ws.db, dir, 'started')).toHaveLength(1);
     expect(runsOf(ws.db, dir)).toHaveLength(1);
   });

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/store/index.js';
-import { isBusyError, isConstraintError, openDb } from '../../src/store/db.js';
+import { isBusyError, isConstraintError, openDb, retryBusy } from '../../src/store/db.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import type { NewLoop } from '../../src/store/loops.js';
 
@@ -98,6 +99,53 @@ describe('the state database', () => {
     }
     holder.exec('ROLLBACK');
     expect(isBusyError(caught)).toBe(true);
+  });
+
+  it('opening a new file while another process writes to it waits for the writer (no instant SQLITE_BUSY)', async () => {
+    const path = dbPath();
+    mkdirSync(dirname(path), { recursive: true });
+    // Another process made the file (still a rollback journal) and holds its write lock for 300 ms:
+    // the switch to WAL reads, then upgrades to a write lock, which SQLite's busy handler does not wait for.
+    const holder = spawn(process.execPath, ['-e', `
+      const db = new (require('better-sqlite3'))(${JSON.stringify(path)});
+      db.exec('CREATE TABLE t (x)'); db.exec('BEGIN IMMEDIATE'); db.exec('INSERT INTO t VALUES (1)');
+      console.log('locked'); setTimeout(() => db.exec('COMMIT'), 300);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((res) => holder.on('exit', res));
+    await new Promise((res) => holder.stdout.once('data', res));
+    const t0 = performance.now();
+    const db = openDb(path);
+    expect(performance.now() - t0).toBeGreaterThan(150);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+    await exited;
+  });
+
+  it('an immediate transaction that reads before it writes waits for the write lock of another process', async () => {
+    const path = dbPath();
+    const store = Store.open(path);
+    const holder = spawn(process.execPath, ['-e', `
+      const db = new (require('better-sqlite3'))(${JSON.stringify(path)});
+      db.exec('BEGIN IMMEDIATE'); console.log('locked'); setTimeout(() => db.exec('COMMIT'), 300);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((res) => holder.on('exit', res));
+    await new Promise((res) => holder.stdout.once('data', res));
+    // A deferred transaction would hold a read snapshot here, and its upgrade would fail at once.
+    store.tx(() => {
+      store.events.list(1);
+      store.events.insert({ at: '2026-11-26T00:00:00.000Z', session: 's', taskDir: '/t/a', kind: 'started', detail: {} });
+    }, 'immediate');
+    expect(store.events.list(5).map((e) => e.kind)).toEqual(['started']);
+    store.close();
+    await exited;
+  });
+
+  it('retryBusy tries a busy step again until it works or the time is spent', () => {
+    const busy = (): never => { throw new Database.SqliteError('database is locked', 'SQLITE_BUSY'); };
+    let tries = 0;
+    expect(retryBusy(() => (++tries < 3 ? busy() : 'ok'), 1000, () => {})).toBe('ok');
+    expect(tries).toBe(3);
+    expect(() => retryBusy(busy, 0, () => {})).toThrow(/locked/);
+    expect(() => retryBusy(() => { throw new Error('other'); }, 1000, () => {})).toThrow('other');
   });
 });
 
