@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { discoverModules, readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
+import { discoverModules, moduleInfoIdentity, readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
 import type { Store } from '../store/index.js';
-import type { LoopRow } from '../store/loops.js';
+import { BOOKKEEPING_FIELDS, type LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { ownerAlive } from '../supervisor/owner.js';
@@ -42,26 +42,30 @@ function lastRunOf(r: RunRow): LastRun {
 export const DECK_REFRESH_MS = 1000;
 /** How often the folders under the roots are read again (new modules, lifecycle status). */
 export const MODULES_REFRESH_MS = 5000;
+/** A module's info files are read again at least this often, changed or not. */
+const INFO_REREAD_MS = 60_000;
 
-/**
- * Loop fields no screen shows: they change on every heartbeat (the screen hash) or lease
- * refresh, and a row that changed only there must not cost a frame.
- */
-const UNSHOWN: ReadonlySet<keyof LoopRow> = new Set(['lastCaptureHash', 'ownerHeartbeatAt', 'agentPid', 'agentArgv']);
+interface KnownLifecycle {
+  identity: string;
+  readAt: number;
+  lifecycle: LifecycleStatus;
+}
 
+/** Whether two loop rows look alike: a row that changed only in bookkeeping must not cost a frame. */
 function sameLoop(a: LoopRow | undefined, b: LoopRow | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
   for (const k of Object.keys(a) as (keyof LoopRow)[]) {
-    if (UNSHOWN.has(k) || a[k] === b[k]) continue;
+    if (BOOKKEEPING_FIELDS.has(k) || a[k] === b[k]) continue;
     if (typeof a[k] !== 'object' || JSON.stringify(a[k]) !== JSON.stringify(b[k])) return false;
   }
   return true;
 }
 
-function sameRow(a: DeckRow, b: DeckRow): boolean {
+/** Every field but the loop alike. */
+function sameRowBesidesLoop(a: DeckRow, b: DeckRow): boolean {
   return a.key === b.key && a.name === b.name && a.lifecycle === b.lifecycle && a.here === b.here
-    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && a.quotaUntil === b.quotaUntil && sameLoop(a.loop, b.loop);
+    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && a.quotaUntil === b.quotaUntil;
 }
 
 /**
@@ -80,6 +84,14 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
   private seenVersion: number | undefined;
   private modulesReadAt = 0;
   private ownKeys = '';
+  /**
+   * Per row key, the newest loop object found to look like the one the snapshot shows:
+   * a row whose loop moved only in bookkeeping is compared field by field once, not at
+   * every rebuild after.
+   */
+  private readonly looksShown = new Map<string, LoopRow>();
+  /** Per module folder, its lifecycle status and the identity of the files it was read from. */
+  private lifecycles = new Map<string, KnownLifecycle>();
   private readonly timer: NodeJS.Timeout;
   private readonly onSupervisorChange = (): void => this.rebuild();
   // A run of this process shows its outcome at once, not at the next poll.
@@ -139,7 +151,23 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
 
   private readModules(): void {
     this.modulesReadAt = this.now();
-    this.modules = discoverModules(this.roots).map((m) => ({ name: m.name, dir: m.dir, lifecycle: readModuleInfo(m.dir).status }));
+    const seen = this.lifecycles;
+    this.lifecycles = new Map();
+    this.modules = discoverModules(this.roots).map((m) => ({ name: m.name, dir: m.dir, lifecycle: this.lifecycleOf(m.dir, seen.get(m.dir)) }));
+  }
+
+  /**
+   * A module's lifecycle status, read again only when its files changed (an lstat each
+   * instead of three reads every few seconds), and at least every INFO_REREAD_MS: a rewrite
+   * of the same size within the file system's clock tick keeps its identity.
+   */
+  private lifecycleOf(dir: string, known: KnownLifecycle | undefined): LifecycleStatus {
+    const identity = moduleInfoIdentity(dir);
+    const now = this.now();
+    const fresh = known && known.identity === identity && Math.abs(now - known.readAt) < INFO_REREAD_MS ? known : undefined;
+    const entry = fresh ?? { identity, readAt: now, lifecycle: readModuleInfo(dir).status };
+    this.lifecycles.set(dir, entry);
+    return entry.lifecycle;
   }
 
   private readStore(version = this.store.dataVersion()): void {
@@ -182,8 +210,16 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
     const previous = new Map(this.snapshot.rows.map((r) => [r.key, r]));
     const stable = rows.map((r) => {
       const old = previous.get(r.key);
-      return old && sameRow(old, r) ? old : r;
+      const same = old !== undefined && sameRowBesidesLoop(old, r)
+        && (r.loop === old.loop || (r.loop !== undefined && this.looksShown.get(r.key) === r.loop) || sameLoop(old.loop, r.loop));
+      if (!same || !r.loop || r.loop === old.loop) this.looksShown.delete(r.key);
+      else this.looksShown.set(r.key, r.loop);
+      return same ? old : r;
     });
+    if (this.looksShown.size > stable.length) {
+      const keys = new Set(stable.map((r) => r.key));
+      for (const key of this.looksShown.keys()) if (!keys.has(key)) this.looksShown.delete(key);
+    }
     const changed = stable.length !== this.snapshot.rows.length || stable.some((r, i) => r !== this.snapshot.rows[i]);
     if (!changed) return;
     this.snapshot = { rows: stable };

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute, resolve } from 'node:path';
 import { agentFileText } from './safeRead.js';
+import { currentIdentity } from './signal.js';
 import { targetHasContent } from './target.js';
 
 export { targetHasContent };
@@ -127,6 +128,14 @@ export interface ModuleInfo {
  * The module's own lifecycle status: `.index.json` status, else `.index.md`
  * front-matter `status:`, else `.working/.status.json` status (SPEC 1).
  */
+/** The files readModuleInfo reads. */
+const INFO_FILES = ['.index.json', '.index.md', join('.working', '.status.json')];
+
+/** Tells one state of a module's info files from the next without reading them (one lstat each). */
+export function moduleInfoIdentity(dir: string): string {
+  return INFO_FILES.map((f) => currentIdentity(join(dir, f)) ?? '-').join('|');
+}
+
 export function readModuleInfo(dir: string): ModuleInfo {
   const index = readJsonObject(join(dir, '.index.json'));
   const front = parseFrontMatter(agentFileText(join(dir, '.index.md'), MAX_INFO_BYTES, 'truncate') ?? '');

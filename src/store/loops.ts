@@ -5,6 +5,12 @@ import { statement } from './statements.js';
 export const LOOP_STATUSES = ['starting', 'running', 'stalled', 'quota_wait', 'stopping', 'suspended', 'failed'] as const;
 export type LoopStatus = (typeof LOOP_STATUSES)[number];
 
+/**
+ * Loop fields no screen shows: they change on every heartbeat (the screen hash) or lease
+ * refresh. A change of these alone is bookkeeping: it is written, but it redraws nothing.
+ */
+export const BOOKKEEPING_FIELDS: ReadonlySet<keyof LoopRow> = new Set(['lastCaptureHash', 'ownerHeartbeatAt', 'agentPid', 'agentArgv']);
+
 /** A `task_auto` row, as the rest of the program sees it. */
 export interface LoopRow {
   session: string;

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.js';
 import { isTransientWriteError } from '../store/db.js';
-import type { LoopRow } from '../store/loops.js';
+import { BOOKKEEPING_FIELDS, type LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 
 /** What a row writer needs of its loop's dependencies (LoopDeps). */
@@ -53,8 +53,10 @@ export class LoopRowWriter {
    */
   patchLater(patch: Partial<LoopRow>): void {
     this.row = { ...this.row, ...patch };
-    for (const k of Object.keys(patch) as (keyof LoopRow)[]) this.pending.add(k);
-    this.deps.changed();
+    const keys = Object.keys(patch) as (keyof LoopRow)[];
+    for (const k of keys) this.pending.add(k);
+    // A new screen hash alone (a working agent's every beat) is nothing anyone sees: no change to tell.
+    if (keys.some((k) => !BOOKKEEPING_FIELDS.has(k))) this.deps.changed();
   }
 
   /**

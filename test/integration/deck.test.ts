@@ -7,6 +7,8 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { Store } from '../../src/store/index.js';
 import { resolveSettings } from '../../src/config/settings.js';
 import { sessionName } from '../../src/paths.js';
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 // The dashboard's data: immutable snapshots of every module and loop, with change
 // notifications, from a real supervisor running the simulated agent.
@@ -76,11 +78,44 @@ describe('the deck', () => {
     store!.loops.update(rows[0]!.loop!.session, { ownerHeartbeatAt: new Date(Date.now() + 1000).toISOString(), lastCaptureHash: 'abc' });
     d.poll();
     expect(d.getSnapshot().rows[0]).toBe(rows[0]);
+    // Again, and a rebuild without a read in between (the loop object it already compared).
+    store!.loops.update(rows[0]!.loop!.session, { lastCaptureHash: 'def', agentPid: 4242 });
+    d.poll();
+    supervisor!.emit('change');
+    expect(d.getSnapshot().rows[0]).toBe(rows[0]);
     // What is shown does change it.
     store!.loops.update(rows[0]!.loop!.session, { iteration: 4 });
     d.poll();
     expect(d.getSnapshot().rows[0]).not.toBe(rows[0]);
     expect(d.getSnapshot().rows[0]!.loop!.iteration).toBe(4);
+  });
+
+  it('reads a module\'s status again when its files change, and at least every minute', () => {
+    ws = makeWorkspace();
+    const m = ws.module('status', { status: 'planning' });
+    let clock = Date.now();
+    const d = setup(() => clock);
+    expect(d.getSnapshot().rows[0]!.lifecycle).toBe('planning');
+    const index = join(m, '.index.json');
+    const write = (status: string): void => writeFileSync(index, JSON.stringify({ status, title: 'status' }));
+    write('executing');
+    const T = 1_700_000_000; // whole seconds: set again below to the very nanosecond
+    utimesSync(index, T, T);
+    clock += 5000;
+    d.poll();
+    expect(d.getSnapshot().rows[0]!.lifecycle).toBe('executing');
+    // Rewritten in place to the same size with its old times: nothing tells the change from
+    // the file's identity, so the status read before stands, until a minute has passed.
+    const size = statSync(index).size;
+    writeFileSync(index, JSON.stringify({ status: 'complete', title: 'status' }).padEnd(size));
+    utimesSync(index, T, T);
+    expect(statSync(index).size).toBe(size);
+    clock += 5000;
+    d.poll();
+    expect(d.getSnapshot().rows[0]!.lifecycle).toBe('executing');
+    clock += 60_000;
+    d.poll();
+    expect(d.getSnapshot().rows[0]!.lifecycle).toBe('complete');
   });
 
   it('reads other processes\' loops when another connection wrote, and the folders every few seconds', async () => {
