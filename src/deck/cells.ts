@@ -68,9 +68,22 @@ export function stateCell(row: DeckRow): StateCell {
   return { glyph: word === 'complete' ? '✓' : '·', word, tone: LIFECYCLE_TONES[word] ?? 'muted' };
 }
 
+/**
+ * Clocks formatted, by whole second: a tick asks for the same second of a row several
+ * times (its cells, the comparison of rows, the live clocks), and pretty-ms is not cheap.
+ */
+const clocks = new Map<number, string>();
+
 /** `12:04` below an hour, `1:02:03` above: fixed shape, so the column does not jump. */
 export function clockDuration(ms: number): string {
-  return prettyMs(Math.max(0, Math.floor(ms / 1000) * 1000), { colonNotation: true, secondsDecimalDigits: 0 });
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  let text = clocks.get(seconds);
+  if (text === undefined) {
+    if (clocks.size >= 1024) clocks.clear();
+    text = prettyMs(seconds * 1000, { colonNotation: true, secondsDecimalDigits: 0 });
+    clocks.set(seconds, text);
+  }
+  return text;
 }
 
 /** `45s`, `3m`, `2h`, `4d`: the one-unit age of a last signal. */

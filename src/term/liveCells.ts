@@ -66,11 +66,26 @@ export function overlayBlocks(frame: Grid, blocks: readonly LiveBlock[]): { grid
       const style = frame.cells[y]![b.x]!;
       for (let j = 0; j < b.width; j++) {
         const ch = line[j];
-        row[b.x + j] = ch === undefined ? BLANK : { chars: ch, width: 1, fg: style.fg, bg: style.bg, flags: style.flags };
+        row[b.x + j] = ch === undefined ? BLANK : styledCell(style, ch);
       }
     }
   }
   return { grid: cells ? { cols: frame.cols, rows: frame.rows, cells } : frame, stale };
+}
+
+/**
+ * Cells of one style (a cell of Ink's frame), by character: each tick of the clocks draws
+ * the same few digits in the same styles again, and the frame's cells live until Ink's
+ * next frame, so the cells are made once, not every second (less garbage to collect).
+ */
+const byStyle = new WeakMap<Cell, Map<string, Cell>>();
+
+function styledCell(style: Cell, ch: string): Cell {
+  let cells = byStyle.get(style);
+  if (!cells) byStyle.set(style, (cells = new Map()));
+  let cell = cells.get(ch);
+  if (!cell) cells.set(ch, (cell = { chars: ch, width: 1, fg: style.fg, bg: style.bg, flags: style.flags }));
+  return cell;
 }
 
 /** Whether the frame shows the block where it says, and its new lines can be placed cell by cell. */
