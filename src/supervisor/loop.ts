@@ -65,6 +65,9 @@ export function outOfWatches(err: unknown): boolean {
   return code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE';
 }
 
+/** The supervisor's ticks (TICK_MS apart) between two looks at the loop's files, and at its folder. */
+const FILES_LOOK_TICKS = 2;
+const FOLDER_LOOK_TICKS = 4;
 /** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
 export const TRAILING_POLL_MS = 60;
 
@@ -122,6 +125,7 @@ export class Loop {
   private exitStage = 0;
   private trailingPoll: NodeJS.Timeout | undefined;
   private folderPresent = true;
+  private ticks = 0;
   /** The loop's row, and its way to the database (nothing lost when a write fails). */
   private readonly rows: LoopRowWriter;
   /** When the current agent session was started or re-attached. */
@@ -325,8 +329,10 @@ export class Loop {
   /** Cheap checks that do not wait for the watcher: limits, and files it may have missed. */
   tick(): void {
     if (this.over) return;
-    this.checkFolder();
-    this.poll();
+    // The watcher sees the files first: the look for what it missed is a safety net, made every few ticks.
+    const n = this.ticks++;
+    if (n % FOLDER_LOOK_TICKS === 0) this.checkFolder();
+    if (n % FILES_LOOK_TICKS === 0) this.poll();
     if (this.stopping) return;
     const reason = limitAfter(this.row, this.activeMs());
     if (reason) this.requestStop(reason);
