@@ -124,22 +124,25 @@ export interface ModuleInfo {
   updatedAt?: string;
 }
 
-/**
- * The module's own lifecycle status: `.index.json` status, else `.index.md`
- * front-matter `status:`, else `.working/.status.json` status (SPEC 1).
- */
-/** The files readModuleInfo reads. */
-const INFO_FILES = ['.index.json', '.index.md', join('.working', '.status.json')];
+/** The files readModuleInfo reads; moduleInfoIdentity looks at the same ones. */
+const INDEX_JSON = '.index.json';
+const INDEX_MD = '.index.md';
+const WORKING_STATUS = join('.working', '.status.json');
+const INFO_FILES = [INDEX_JSON, INDEX_MD, WORKING_STATUS];
 
 /** Tells one state of a module's info files from the next without reading them (one lstat each). */
 export function moduleInfoIdentity(dir: string): string {
   return INFO_FILES.map((f) => currentIdentity(join(dir, f)) ?? '-').join('|');
 }
 
+/**
+ * The module's own lifecycle status: `.index.json` status, else `.index.md`
+ * front-matter `status:`, else `.working/.status.json` status (SPEC 1).
+ */
 export function readModuleInfo(dir: string): ModuleInfo {
-  const index = readJsonObject(join(dir, '.index.json'));
-  const front = parseFrontMatter(agentFileText(join(dir, '.index.md'), MAX_INFO_BYTES, 'truncate') ?? '');
-  const working = readJsonObject(join(dir, '.working', '.status.json'));
+  const index = readJsonObject(join(dir, INDEX_JSON));
+  const front = parseFrontMatter(agentFileText(join(dir, INDEX_MD), MAX_INFO_BYTES, 'truncate') ?? '');
+  const working = readJsonObject(join(dir, WORKING_STATUS));
   const status = normaliseStatus(index?.status) ?? normaliseStatus(front.status) ?? normaliseStatus(working?.status) ?? 'unknown';
   const title = [index?.title, front.title].find((t): t is string => typeof t === 'string' && t.trim() !== '');
   const info: ModuleInfo = { status };
