@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { chokidar, sha1Hex } from '../lazy.js';
+import { sha1Hex } from '../lazy.js';
 import { budgetOn, budgetReached, type SpendReading } from '../spend/meter.js';
 import { changedFields, LoopSpend, signalWrittenMs, spendFields } from '../spend/loopSpend.js';
 import { contextLimitReached } from '../spend/ledger.js';
 import type { ModelPrice, Spend } from '../spend/prices.js';
 import { join } from 'node:path';
-import type { FSWatcher } from 'chokidar';
 import { currentIdentity, readSignalFile, SIGNAL_FILE, SIGNAL_TMP_FILE, type Signal } from '../protocol/signal.js';
 import { readStopFile, STOP_FILE, writeStopFile, type StopReason } from '../protocol/stopFile.js';
 import { removeIfPresent } from '../protocol/atomic.js';
@@ -23,6 +22,7 @@ import { classifyScreen } from '../agents/classify.js';
 import type { BeatLimits } from './heartbeat.js';
 import { Watchdog, type ApprovalSetup } from './watchdog.js';
 import { LoopRowWriter } from './loopRowWriter.js';
+import { pollModuleFiles, watchModuleFiles, type ModuleWatch, type ModuleWatchHandlers } from './moduleWatch.js';
 import { waitingRequest } from './approvals.js';
 import type { ApprovalPolicy } from '../policy/rules.js';
 import { applySignal, endOutcome, limitAfter, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
@@ -68,7 +68,7 @@ export function outOfWatches(err: unknown): boolean {
 /** The supervisor's ticks (TICK_MS apart) between two looks at the loop's files, and at its folder. */
 const FILES_LOOK_TICKS = 2;
 const FOLDER_LOOK_TICKS = 4;
-/** Just past chokidar's 50 ms per-path throttle (see pollAgainSoon). */
+/** Just past chokidar's 50 ms per-path throttle, when it polls (see pollAgainSoon). */
 export const TRAILING_POLL_MS = 60;
 
 /** After SIGTERM, how long an agent has before SIGKILL (SPEC 5.2). */
@@ -112,7 +112,8 @@ export interface LoopSpec {
  */
 export class Loop {
   session: Session | undefined;
-  private watcher: FSWatcher | undefined;
+  private watcher: ModuleWatch | undefined;
+  private watchPolling = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private heartbeat: NodeJS.Timeout | undefined;
   private lastSignalIdentity: string | undefined;
@@ -209,42 +210,49 @@ export class Loop {
    * WATCH_POLL_MS, no inotify) once the kernel gave no more watches, said once in the log.
    */
   private watch(polling = false): void {
-    const dir = this.row.taskDir;
-    const signalPath = this.file(SIGNAL_FILE);
-    const stopPath = this.file(STOP_FILE);
-    const watcher = chokidar().watch(dir, {
-      depth: 0,
-      ignoreInitial: true,
-      // Only our two files: everything else in the module is the agent's business.
-      ignored: (p: string) => p !== dir && p !== signalPath && p !== stopPath,
-      ...(polling ? { usePolling: true, interval: WATCH_POLL_MS } : {}),
-    });
-    this.watcher = watcher;
-    const onFile = (p: string): void => {
-      // chokidar may coalesce rapid writes: always re-read the file itself.
-      if (p === signalPath) {
-        this.checkSignal();
-        this.pollAgainSoon();
-      } else if (p === stopPath) {
-        this.checkStopFile();
-      }
+    let watcher: ModuleWatch | undefined;
+    const handlers: ModuleWatchHandlers = {
+      change: (name) => {
+        if (this.watcher !== watcher) return;
+        // Always re-read the file itself: events of quick writes may come as one.
+        if (name === SIGNAL_FILE) {
+          this.checkSignal();
+          // chokidar (polling) drops a second change of one path within 50 ms of the first
+          if (polling) this.pollAgainSoon();
+        } else if (name === STOP_FILE) {
+          this.checkStopFile();
+        } else {
+          this.poll();
+        }
+      },
+      error: (err) => {
+        if (watcher !== undefined && this.watcher !== watcher) return; // a watcher already replaced
+        if (!polling && outOfWatches(err) && !this.over) {
+          watcher?.close();
+          this.watcher = undefined;
+          this.event('error', {
+            where: 'watcher', fallback: 'polling', code: (err as NodeJS.ErrnoException).code ?? null,
+            message: `no inotify watch left (${String(err.message ?? err)}; see fs.inotify.max_user_watches); watching this module by polling every ${WATCH_POLL_MS} ms`,
+          });
+          this.watch(true);
+          return;
+        }
+        this.event('error', { where: 'watcher', message: String(err) });
+      },
     };
-    watcher.on('add', onFile).on('change', onFile);
-    watcher.on('error', (err) => {
-      if (this.watcher !== watcher) return; // a watcher already replaced
-      if (!polling && outOfWatches(err) && !this.over) {
-        this.watcher = undefined;
-        void watcher.close();
-        this.event('error', {
-          where: 'watcher', fallback: 'polling', code: (err as NodeJS.ErrnoException).code ?? null,
-          message: `no inotify watch left (${String((err as Error).message ?? err)}; see fs.inotify.max_user_watches); watching this module by polling every ${WATCH_POLL_MS} ms`,
-        });
-        this.watch(true);
-        return;
-      }
-      this.event('error', { where: 'watcher', message: String(err) });
+    const names = [SIGNAL_FILE, STOP_FILE];
+    try {
+      watcher = polling ? pollModuleFiles(this.row.taskDir, names, WATCH_POLL_MS, handlers) : watchModuleFiles(this.row.taskDir, names, handlers);
+    } catch (err) {
+      handlers.error(err as Error);
+      return;
+    }
+    this.watcher = watcher;
+    this.watchPolling = polling;
+    // what was written before the watch began (after begin() has the agent going, as chokidar's `ready` was)
+    setImmediate(() => {
+      if (this.watcher === watcher) this.poll();
     });
-    watcher.on('ready', () => this.poll());
   }
 
   private spawnAgent(extraArgs: readonly string[] = []): void {
@@ -361,6 +369,11 @@ export class Loop {
     const present = existsSync(this.row.taskDir);
     if (present === this.folderPresent) return;
     this.folderPresent = present;
+    // inotify's watch ended with the folder: a new one for the folder that is back
+    if (present && this.watcher && !this.over) {
+      this.watcher.close();
+      this.watch(this.watchPolling);
+    }
     this.event('error', {
       where: 'module folder',
       message: present ? 'the module folder is back; the loop goes on'
@@ -669,7 +682,7 @@ export class Loop {
     if (this.over) return;
     this.over = true;
     this.stopTimers();
-    void this.watcher?.close();
+    this.watcher?.close();
     this.session?.dispose();
     for (const name of [SIGNAL_FILE, SIGNAL_TMP_FILE, STOP_FILE]) {
       try {
@@ -724,7 +737,7 @@ export class Loop {
    */
   detach(): void {
     this.stopTimers();
-    void this.watcher?.close();
+    this.watcher?.close();
     this.session?.detach?.();
   }
 
@@ -737,7 +750,7 @@ export class Loop {
   suspend(): void {
     if (this.over) return;
     this.stopTimers();
-    void this.watcher?.close();
+    this.watcher?.close();
     const session = this.session;
     this.session = undefined; // its exit is no crash: the exit listener ignores a session no longer ours
     const running = session !== undefined && !session.exited;
