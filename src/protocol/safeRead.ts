@@ -37,10 +37,19 @@ export function readAgentFile(path: string, opts: AgentFileOptions): AgentFileRe
     const stat = fstatSync(fd, { bigint: true });
     if (!stat.isFile()) return { ok: false, reason: 'not a regular file', stat };
     // One byte past the cap tells "exactly the cap" from "more"; the size may change
-    // while reading, the cap holds whatever it does.
-    const buf = Buffer.alloc(opts.maxBytes + 1);
+    // while reading, the cap holds whatever it does. The buffer is sized by the file (a
+    // 64 KiB zero-filled buffer per read cost more than the read) and grows if it grows;
+    // only the bytes read are ever looked at.
+    const cap = opts.maxBytes + 1;
+    let buf = Buffer.allocUnsafe(Math.min(cap, Number(stat.size) + 1));
     let n = 0;
-    while (n < buf.length) {
+    for (;;) {
+      if (n === buf.length) {
+        if (buf.length === cap) break;
+        const bigger = Buffer.allocUnsafe(Math.min(cap, buf.length * 2));
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
       const got = readSync(fd, buf, n, buf.length - n, null);
       if (got === 0) break;
       n += got;

@@ -55,6 +55,21 @@ describe('files an agent controls are read without blocking, following links, or
     expect(readAgentFile(join(base, 'nothing-here'), { maxBytes: 10 })).toEqual({ ok: false, reason: 'absent' });
   });
 
+  it('readAgentFile reads a file whole whatever its size against the cap, and more than its size said', () => {
+    const dir = mkdtempSync(join(base, 'sizes-'));
+    for (const size of [0, 1, 1023, 1024, 1025, 5000]) {
+      const text = 'x'.repeat(size);
+      writeFileSync(join(dir, 'f'), text);
+      const whole = readAgentFile(join(dir, 'f'), { maxBytes: 1024, tooLarge: 'truncate' });
+      expect(whole, `size ${size}`).toMatchObject({ ok: true, text: text.slice(0, 1024), truncated: size > 1024 });
+      expect(readAgentFile(join(dir, 'f'), { maxBytes: 1024 }).ok, `size ${size}`).toBe(size <= 1024);
+    }
+    // A file that grows while it is read: /proc says size 0 and has more (the buffer grows).
+    const status = readAgentFile('/proc/self/status', { maxBytes: 1 << 20 });
+    expect(status.ok && status.text.startsWith('Name:') && status.text.includes('\nPid:')).toBe(true);
+    expect(readAgentFile('/proc/self/status', { maxBytes: 8, tooLarge: 'truncate' })).toMatchObject({ ok: true, text: 'Name:\tno', truncated: true });
+  });
+
   it('.auto-stop: only a regular file asks to stop; its head is enough', () => {
     for (const kind of KINDS) {
       const dir = moduleWith(kind, '.auto-stop');
