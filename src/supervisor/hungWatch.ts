@@ -60,11 +60,11 @@ export class HungWatch {
     return action.type === 'rung' ? this.climb(action, now) : undefined;
   }
 
-  /** The process tree's CPU use since the last sample, sampled at most every 30 s (a pass over /proc). */
+  /** The process tree's CPU use since the last sample, sampled at most once a minute (a look at each of its threads in /proc): the window it is judged on is 30 minutes by default. */
   private sampleCpu(now: number): number | undefined {
     const pid = this.host.agentPid?.();
     if (pid === undefined || this.limits.cpuIdleMs <= 0) return undefined;
-    if (this.cpuSample && now - this.cpuSample.at < Math.min(30_000, this.limits.cpuIdleMs / 4)) return undefined;
+    if (this.cpuSample && now - this.cpuSample.at < Math.min(60_000, this.limits.cpuIdleMs / 4)) return undefined;
     const ticks = processTreeTicks(pid);
     if (ticks === undefined) return undefined;
     const before = this.cpuSample;
