@@ -18,6 +18,9 @@ export class AgentStateStore {
   private readonly put;
   private readonly one;
   private readonly del;
+  /** Rows read since the database's data_version was `cachedVersion` (see `recent`). */
+  private readonly cache = new Map<string, AgentStateRow | undefined>();
+  private cachedVersion: number | undefined;
 
   constructor(db: Db) {
     this.put = db.prepare(`INSERT INTO agent_state (session_name, state, event, detail, at) VALUES (?, ?, ?, ?, ?)
@@ -28,6 +31,30 @@ export class AgentStateStore {
 
   set(row: AgentStateRow): void {
     this.put.run(row.session, row.state, row.event, JSON.stringify(row.detail), row.at);
+    this.cache.delete(row.session);
+  }
+
+  /**
+   * Keeps what `recent` read while the database's data_version is `version` (another
+   * connection's commit moves it; this connection's own writes drop their rows here).
+   */
+  sync(version: number): void {
+    if (version === this.cachedVersion) return;
+    this.cachedVersion = version;
+    this.cache.clear();
+  }
+
+  /**
+   * The row as of the last `sync`: the supervisor's tick looks at every loop's state twice
+   * a second, and only the agents' hooks (other processes) write it, so one data_version
+   * per tick stands for a read per loop.
+   */
+  recent(session: string): AgentStateRow | undefined {
+    if (this.cachedVersion === undefined) return this.get(session);
+    if (this.cache.has(session)) return this.cache.get(session);
+    const row = this.get(session);
+    this.cache.set(session, row);
+    return row;
   }
 
   get(session: string): AgentStateRow | undefined {
@@ -42,5 +69,6 @@ export class AgentStateStore {
 
   clear(session: string): void {
     this.del.run(session);
+    this.cache.delete(session);
   }
 }

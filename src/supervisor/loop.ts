@@ -159,6 +159,7 @@ export class Loop {
       later: (ms, fn) => this.later(ms, fn),
       agentState: () => this.agentState(),
       agentRequest: () => waitingRequest(this.deps.store.agentState.get(this.row.session), this.sessionSince),
+      recentAgentRequest: () => waitingRequest(this.deps.store.agentState.recent(this.row.session), this.sessionSince),
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
   }
 

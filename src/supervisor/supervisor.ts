@@ -500,6 +500,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private tickNow(): void {
     this.held.save();
+    if (this.loops.size > 0) this.store.agentState.sync(this.store.dataVersion());
     for (const loop of this.active()) loop.tick();
     const dirty = this.active().filter((loop) => loop.dirty);
     if (dirty.length > 0) {

@@ -46,6 +46,8 @@ export interface WatchdogHost {
   agentState?(): AgentState | undefined;
   /** What Claude Code's PermissionRequest hook said the agent asks for, while it waits (issue 15). */
   agentRequest?(): ApprovalRequest | undefined;
+  /** The same as of the supervisor's tick (one look at the database per tick for all loops). */
+  recentAgentRequest?(): ApprovalRequest | undefined;
 }
 
 /** The approval policy of a loop and where its project is (issue 15 item 3). */
@@ -271,7 +273,7 @@ export class Watchdog {
       if (look?.classification.kind === 'idle') this.decideFirst(look, look.hash, this.host.now());
       return;
     }
-    const request = this.host.agentRequest?.();
+    const request = (this.host.recentAgentRequest ?? this.host.agentRequest)?.();
     if (!request) return;
     const key = JSON.stringify(request);
     if (key === this.hookRequestSeen) return;

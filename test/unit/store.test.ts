@@ -149,6 +149,37 @@ describe('the state database', () => {
   });
 });
 
+  it('agent states as of the last sync: another connection\'s write is seen at the next sync, this one\'s at once', () => {
+    const path = dbPath();
+    const mine = Store.open(path);
+    const hook = Store.open(path); // the agent's hook command: another process, another connection
+    const at = '2026-11-26T15:00:00.000Z';
+    const row = (state: 'busy' | 'waiting' | 'idle') => ({ session: 's1', state, event: 'Notification', detail: {}, at });
+    hook.agentState.set(row('busy'));
+    mine.agentState.sync(mine.dataVersion());
+    expect(mine.agentState.recent('s1')?.state).toBe('busy');
+    expect(mine.agentState.recent('s2')).toBeUndefined();
+
+    hook.agentState.set(row('waiting'));
+    hook.agentState.set({ ...row('idle'), session: 's2' });
+    // same tick: what was read stands (get reads now)
+    expect(mine.agentState.recent('s1')?.state).toBe('busy');
+    expect(mine.agentState.get('s1')?.state).toBe('waiting');
+    // the next tick: the other connection's commits moved data_version
+    mine.agentState.sync(mine.dataVersion());
+    expect(mine.agentState.recent('s1')?.state).toBe('waiting');
+    expect(mine.agentState.recent('s2')?.state).toBe('idle');
+
+    // this connection's own writes do not move data_version: they drop their row at once
+    mine.agentState.set(row('idle'));
+    mine.agentState.sync(mine.dataVersion());
+    expect(mine.agentState.recent('s1')?.state).toBe('idle');
+    mine.agentState.clear('s2');
+    expect(mine.agentState.recent('s2')).toBeUndefined();
+    mine.close();
+    hook.close();
+  });
+
 describe('migrations', () => {
   it('brings a version-1 database forward without losing its rows', () => {
     const path = dbPath();
