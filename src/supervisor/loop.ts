@@ -113,7 +113,6 @@ export interface LoopSpec {
 export class Loop {
   session: Session | undefined;
   private watcher: ModuleWatch | undefined;
-  private watchPolling = false;
   private readonly timers = new Set<NodeJS.Timeout>();
   private heartbeat: NodeJS.Timeout | undefined;
   private lastSignalIdentity: string | undefined;
@@ -249,7 +248,6 @@ export class Loop {
       return;
     }
     this.watcher = watcher;
-    this.watchPolling = polling;
     // what was written before the watch began (after begin() has the agent going, as chokidar's `ready` was)
     setImmediate(() => {
       if (this.watcher === watcher) this.poll();
@@ -373,7 +371,7 @@ export class Loop {
     // inotify's watch ended with the folder: a new one for the folder that is back
     if (present && this.watcher && !this.over) {
       this.watcher.close();
-      this.watch(this.watchPolling);
+      this.watch(this.watcher.polling);
     }
     this.event('error', {
       where: 'module folder',

@@ -4,6 +4,8 @@ import { chokidar } from '../lazy.js';
 
 /** How a module folder is watched for a loop's few files; `close` ends it. */
 export interface ModuleWatch {
+  /** Polling (no inotify): a new watch of the same folder polls too. */
+  readonly polling: boolean;
   close(): void;
 }
 
@@ -30,7 +32,7 @@ export function watchModuleFiles(dir: string, names: readonly string[], on: Modu
     else if (names.includes(String(filename))) on.change(String(filename));
   });
   watcher.on('error', (err: Error) => on.error(err));
-  return { close: () => watcher.close() };
+  return { polling: false, close: () => watcher.close() };
 }
 
 /** The same by polling the folder every `intervalMs` (chokidar's polling: no inotify at all). */
@@ -49,5 +51,5 @@ export function pollModuleFiles(dir: string, names: readonly string[], intervalM
     if (i >= 0) on.change(names[i]);
   };
   watcher.on('add', changed).on('change', changed).on('error', (err) => on.error(err as Error));
-  return { close: () => void watcher.close() };
+  return { polling: true, close: () => void watcher.close() };
 }

@@ -47,6 +47,7 @@ describe('watchModuleFiles (inotify)', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(new Set(seen)).toEqual(new Set(['.auto-signal', '.auto-stop']));
     expect(errors).toEqual([]);
+    expect(watch?.polling).toBe(false);
   });
 
   it('tells a file put in place by a rename (an atomic write)', async () => {
@@ -85,5 +86,6 @@ describe('pollModuleFiles (chokidar polling)', () => {
     await settle(() => seen.includes('.auto-stop'));
     expect(seen).toEqual(['.auto-stop']);
     expect(errors).toEqual([]);
+    expect(watch?.polling).toBe(true);
   });
 });
