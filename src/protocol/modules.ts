@@ -34,7 +34,7 @@ export function isTaskModuleDir(dir: string): boolean {
 function realRoots(roots: readonly string[]): string[] {
   return roots.flatMap((r) => {
     try {
-      return [realpathSync(r)];
+      return [realpathSync.native(r)];
     } catch {
       return [];
     }
@@ -55,14 +55,26 @@ export function discoverModules(roots: readonly string[]): TaskModule[] {
       const dir = join(root, name);
       try {
         if (!statSync(dir).isDirectory() || !isTaskModuleDir(dir)) continue;
-        const real = realpathSync(dir);
+        const real = realpathSync.native(dir); // one syscall; the JS one lstats each part of the path
         if (!found.has(real)) found.set(real, { name: basename(real), dir: real, root });
       } catch {
         /* vanished or unreadable: not a module now */
       }
     }
   }
-  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name) || a.dir.localeCompare(b.dir));
+  return [...found.values()].sort((a, b) => byText(a.name, b.name) || byText(a.dir, b.dir));
+}
+
+/**
+ * Case-insensitive order, then lower case first (as localeCompare orders them). Not localeCompare: its first call loads
+ * ICU's collation data for every locale, about 2 MB resident for the dashboard's lifetime
+ * on Node 24 (docs/performance.md).
+ */
+function byText(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  if (la !== lb) return la < lb ? -1 : 1;
+  return a === b ? 0 : a > b ? -1 : 1;
 }
 
 export type ModuleResolution = { ok: true; module: TaskModule } | { ok: false; error: string };
@@ -75,7 +87,7 @@ export function resolveModule(path: string, roots: readonly string[], cwd = proc
   const abs = isAbsolute(path) ? path : resolve(cwd, path);
   let real: string;
   try {
-    real = realpathSync(abs);
+    real = realpathSync.native(abs); // as the roots are resolved, so the two compare
   } catch {
     return { ok: false, error: `no such task module: ${abs}` };
   }

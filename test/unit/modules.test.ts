@@ -61,6 +61,10 @@ describe('discovery and resolution', () => {
     const found = discoverModules([root, root, join(ws, 'missing')]);
     expect(found.map((m) => m.name)).toEqual(['a mod', 'b-mod', 'c']);
   });
+  it('sorts names without regard to case, then lower case first', () => {
+    const ws2 = tree({ 'R/beta/.index.json': '{}', 'R/Alpha/.index.json': '{}', 'R/alpha/.index.json': '{}', 'R/Gamma/.index.json': '{}', 'R/delta/.index.json': '{}' });
+    expect(discoverModules([join(ws2, 'R')]).map((m) => m.name)).toEqual(['alpha', 'Alpha', 'beta', 'delta', 'Gamma']);
+  });
   it('resolves relative paths to real paths under a root', () => {
     const r = resolveModule('AiTasks/a mod', [root], ws);
     expect(r).toEqual({ ok: true, module: { name: 'a mod', dir: join(root, 'a mod'), root } });
