@@ -19,6 +19,7 @@ import type { AgentProfile } from '../config/schema.js';
 import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
+import { dueOnTick, nextDue, TICK_MS } from './tick.js';
 import type { BeatLimits } from './heartbeat.js';
 import { Watchdog, type ApprovalSetup } from './watchdog.js';
 import { LoopRowWriter } from './loopRowWriter.js';
@@ -65,8 +66,14 @@ export function outOfWatches(err: unknown): boolean {
   return code === 'ENOSPC' || code === 'EMFILE' || code === 'ENFILE';
 }
 
-/** The supervisor's ticks (TICK_MS apart) between two looks at the loop's files, and at its folder. */
+/**
+ * The supervisor's ticks (TICK_MS apart) between two looks at the loop's files, and at its
+ * folder. inotify names every write, so with it the look is a rarer safety net (twenty
+ * loops' looks were forty stats a second, issue 12); without it, or while chokidar polls,
+ * the look comes every second.
+ */
 const FILES_LOOK_TICKS = 2;
+const FILES_LOOK_TICKS_INOTIFY = 10;
 const FOLDER_LOOK_TICKS = 4;
 /** Just past chokidar's 50 ms per-path throttle, when it polls (see pollAgainSoon). */
 export const TRAILING_POLL_MS = 60;
@@ -114,7 +121,11 @@ export class Loop {
   session: Session | undefined;
   private watcher: ModuleWatch | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** A heartbeat shorter than a tick has its own timer; longer ones come with the tick. */
   private heartbeat: NodeJS.Timeout | undefined;
+  /** With the tick: the heartbeat's period, and when the next one is due (monotonic); 0 when it has its own timer. */
+  private beatEveryMs = 0;
+  private nextBeatAt = 0;
   private lastSignalIdentity: string | undefined;
   private lastStopIdentity: string | undefined;
   private stopSignal: Signal | undefined;
@@ -202,7 +213,13 @@ export class Loop {
     if (running) this.adoptSession(running);
     else this.spawnAgent();
     const every = Math.max(50, this.spec.settings.heartbeatSeconds * 1000);
-    this.heartbeat = setInterval(() => this.beat(), every);
+    // Twenty loops' own timers were twenty wake-ups per period; on the tick they share one.
+    if (every >= TICK_MS) {
+      this.beatEveryMs = every;
+      this.nextBeatAt = this.deps.clock.mono() + every;
+    } else {
+      this.heartbeat = setInterval(() => this.beat(), every);
+    }
   }
 
   /**
@@ -339,7 +356,15 @@ export class Loop {
     // The watcher sees the files first: the look for what it missed is a safety net, made every few ticks.
     const n = this.ticks++;
     if (n % FOLDER_LOOK_TICKS === 0) this.checkFolder();
-    if (n % FILES_LOOK_TICKS === 0) this.poll();
+    if (n % (this.watcher?.polling === false ? FILES_LOOK_TICKS_INOTIFY : FILES_LOOK_TICKS) === 0) this.poll();
+    if (this.beatEveryMs > 0) {
+      const now = this.deps.clock.mono();
+      if (dueOnTick(now, this.nextBeatAt)) {
+        this.nextBeatAt = nextDue(now, this.nextBeatAt, this.beatEveryMs);
+        this.beat();
+        if (this.over) return;
+      }
+    }
     if (this.stopping) return;
     const reason = limitAfter(this.row, this.activeMs());
     if (reason) this.requestStop(reason);
@@ -763,6 +788,7 @@ export class Loop {
 
   private stopTimers(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.beatEveryMs = 0;
     if (this.trailingPoll) clearTimeout(this.trailingPoll);
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();

@@ -21,6 +21,7 @@ import type { LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
 import { Loop, type LoopSettings } from './loop.js';
 import { planAdoption } from './adoption.js';
+import { TICK_MS } from './tick.js';
 import { ownerAlive } from './owner.js';
 import { stopOthersLoop } from './remoteStop.js';
 import { killOrphanAgent } from '../sessions/orphans.js';
@@ -132,8 +133,7 @@ export interface SupervisorOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** How often the cheap per-loop checks run (limits, missed file events, owner lease). */
-export const TICK_MS = 500;
+export { TICK_MS } from './tick.js';
 /** How often the owner heartbeat is written; well inside the 5-minute lease. */
 export const LEASE_REFRESH_MS = 15_000;
 /**
@@ -148,6 +148,8 @@ interface SupervisorEvents {
   event: [LoopEvent];
   change: [];
   ended: [RunRow];
+  /** Every TICK_MS, after the loops' checks: the process's one pulse (the deck's and the clocks' looks come with it). */
+  tick: [];
 }
 
 /**
@@ -492,10 +494,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     } catch (err) {
       if (!isTransientWriteError(err)) throw err;
       this.noteBusy(err);
+      this.emit('tick');
       return;
     }
     const recovered = this.held.recovered();
     if (recovered) this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', recovered);
+    this.emit('tick');
   }
 
   private tickNow(): void {
