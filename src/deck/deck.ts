@@ -5,6 +5,7 @@ import { BOOKKEEPING_FIELDS, type LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { ownerAlive } from '../supervisor/owner.js';
+import { everyNthTick } from '../supervisor/tick.js';
 
 /**
  * One row of the dashboard: a task module under the roots, or a loop running elsewhere
@@ -38,8 +39,11 @@ function lastRunOf(r: RunRow): LastRun {
   return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced, activeMs: r.activeMs, tokens: r.tokens, costUsd: r.costUsd };
 }
 
-/** How often other processes' loops are looked at again; own loops are live. */
-export const DECK_REFRESH_MS = 1000;
+/**
+ * How often (in the supervisor's ticks, TICK_MS apart) other processes' loops are looked
+ * at again; own loops are live. On the tick, not a timer of its own: one wake-up for both.
+ */
+const DECK_REFRESH_TICKS = 2;
 /** How often the folders under the roots are read again (new modules, lifecycle status). */
 export const MODULES_REFRESH_MS = 5000;
 /** A module's info files are read again at least this often, changed or not. */
@@ -92,7 +96,7 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
   private readonly looksShown = new Map<string, LoopRow>();
   /** Per module folder, its lifecycle status and the identity of the files it was read from. */
   private lifecycles = new Map<string, KnownLifecycle>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly stopTicks: () => void;
   private readonly onSupervisorChange = (): void => this.rebuild();
   // A run of this process shows its outcome at once, not at the next poll.
   private readonly onEnded = (r: RunRow): void => {
@@ -110,8 +114,7 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
     this.poll();
     supervisor.on('change', this.onSupervisorChange);
     supervisor.on('ended', this.onEnded);
-    this.timer = setInterval(() => this.refresh(), DECK_REFRESH_MS);
-    this.timer.unref();
+    this.stopTicks = everyNthTick(supervisor, DECK_REFRESH_TICKS, () => this.refresh());
   }
 
   getSnapshot = (): DeckSnapshot => this.snapshot;
@@ -129,7 +132,7 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
   }
 
   /**
-   * The timer's look: folders every few seconds, the database only when another
+   * The tick's look: folders every few seconds, the database only when another
    * connection wrote to it. Rows of other processes are rebuilt each time all the same:
    * whether their owner is alive depends on the clock, not on a write.
    */
@@ -246,7 +249,7 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.stopTicks();
     this.supervisor.off('change', this.onSupervisorChange);
     this.supervisor.off('ended', this.onEnded);
   }

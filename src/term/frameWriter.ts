@@ -25,7 +25,22 @@ export interface FrameWriterOptions {
   onShown?: (screen: Grid) => void;
   /** The wall clock the live cells are drawn at (tests pass their own). */
   now?: () => number;
+  /**
+   * What brings the live cells up to date about once a second, instead of a timer of the
+   * writer's own: the dashboard passes the supervisor's tick, so the clocks cost no wake-up.
+   */
+  pulse?: Pulse;
 }
+
+/** Subscribes a listener to a periodic beat; returns what unsubscribes it. */
+export type Pulse = (listener: () => void) => () => void;
+
+/** The writer's own pulse when it is given none: a timer that keeps no process alive. */
+const everySecond: Pulse = (listener) => {
+  const timer = setInterval(listener, LIVE_TICK_MS);
+  timer.unref?.();
+  return () => clearInterval(timer);
+};
 
 /** Live cells (the clocks) are brought up to date this often, between Ink's frames. */
 export const LIVE_TICK_MS = 1000;
@@ -88,9 +103,10 @@ export class FrameWriter extends Writable {
   private live: LiveCells | undefined;
   /** The live blocks as last drawn over Ink's frame. */
   private liveDrawn: readonly LiveBlock[] = [];
-  private liveTimer: NodeJS.Timeout | undefined;
+  private stopLiveTicks: (() => void) | undefined;
   private liveQueued = false;
   private readonly now: () => number;
+  private readonly pulse: Pulse;
 
   constructor(private readonly out: TerminalOut, opts: FrameWriterOptions = {}) {
     super({ decodeStrings: false });
@@ -98,6 +114,7 @@ export class FrameWriter extends Writable {
     this.onFrame = opts.onFrame;
     this.onShown = opts.onShown;
     this.now = opts.now ?? Date.now;
+    this.pulse = opts.pulse ?? everySecond;
     out.on('resize', this.onResize);
   }
 
@@ -133,12 +150,11 @@ export class FrameWriter extends Writable {
   setLiveCells(live: LiveCells | undefined): void {
     this.live?.setOnChange?.(undefined);
     this.live = live;
-    if (this.liveTimer) clearInterval(this.liveTimer);
-    this.liveTimer = undefined;
+    this.stopLiveTicks?.();
+    this.stopLiveTicks = undefined;
     if (!live || this.disposed) return;
     live.setOnChange?.(() => this.queueLive());
-    this.liveTimer = setInterval(() => this.tickLive(), LIVE_TICK_MS);
-    this.liveTimer.unref?.();
+    this.stopLiveTicks = this.pulse(() => this.tickLive());
   }
 
   /** The model terminal, made (and given what Ink wrote so far) on first use. */

@@ -13,7 +13,7 @@ import { ModelContext } from '../../components/hooks/useModel.js';
 import { ThemeContext, themeFor } from '../../components/theme.js';
 import { LiveColumns, LiveColumnsContext } from '../../components/hooks/liveColumns.js';
 import { KeyInput } from '../../src/deck/keyInput.js';
-import { FrameWriter } from '../../src/term/frameWriter.js';
+import { FrameWriter, type Pulse } from '../../src/term/frameWriter.js';
 import { SYNC_BEGIN, SYNC_END } from '../../src/term/frameDiff.js';
 import { gridOfBuffer, type Grid } from '../../src/term/grid.js';
 import { modelTerminal, type ModelTerminal } from '../../src/term/model.js';
@@ -54,7 +54,7 @@ class Screen extends EventEmitter {
 
 const NAMES = Array.from({ length: 20 }, (_, i) => `mod-${String(i + 1).padStart(2, '0')}`);
 
-function dashboard({ sync, live }: Mode, cols = 160, rows = 50, before = '') {
+function dashboard({ sync, live }: Mode, cols = 160, rows = 50, before = '', pulse?: Pulse) {
   // Twenty running loops whose elapsed clocks tick every second; the first module is idle (so `s` asks).
   const model = new FakeModel([
     moduleRow('idle-one', { key: '/ws/AiTasks/idle-one' }),
@@ -67,7 +67,7 @@ function dashboard({ sync, live }: Mode, cols = 160, rows = 50, before = '') {
   if (before) screen.write(before);
   const frames: number[] = [];
   const shown: Grid[] = [];
-  const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n), onShown: (g) => shown.push(g) });
+  const writer = new FrameWriter(screen, { sync, onFrame: (n) => frames.push(n), onShown: (g) => shown.push(g), pulse });
   // Every write of Ink's: a frame React and Ink drew (the clocks alone must cause none when live).
   const inkWrites = vi.spyOn(writer, 'write');
   const columns = live ? new LiveColumns(() => model.getSnapshot().rows) : undefined;
@@ -227,5 +227,28 @@ describe.each(MODES)('FrameWriter under the dashboard (synchronized output $sync
     // After reset the model is blank: Ink's next frame fills it again (as after re-entering the alternate screen).
     d.model.patchRow('/ws/AiTasks/mod-01', { loop: { ...d.model.getSnapshot().rows[1]!.loop!, iteration: 99 } });
     await d.settledOn((t) => !t.includes('an agent') && t.includes('mod-08'), 'the dashboard back');
+  });
+});
+
+describe('FrameWriter given a pulse', () => {
+  it('moves the clocks at the pulse it is given (the supervisor\'s tick), and at no timer of its own', async () => {
+    const pulses = new EventEmitter();
+    const pulse: Pulse = (listener) => {
+      pulses.on('beat', listener);
+      return () => pulses.off('beat', listener);
+    };
+    const d = dashboard({ sync: true, live: true }, 160, 50, '', pulse);
+    stops.push(d.stop);
+    await d.settledOn((t) => t.includes('mod-08'), 'the twenty rows');
+    const before = d.frames.length;
+    await new Promise((r) => setTimeout(r, 1600));
+    // no pulse: the clocks stand still, though more than a second went by
+    expect(d.frames.length).toBe(before);
+    const text0 = d.screen.text(await d.screen.grid());
+    pulses.emit('beat');
+    await d.settledOn((t) => t !== text0, 'the clocks moved at the pulse');
+    expect(d.frames.length).toBe(before + 1);
+    d.writer.setLiveCells(undefined);
+    expect(pulses.listenerCount('beat')).toBe(0);
   });
 });
