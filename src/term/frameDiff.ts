@@ -51,12 +51,12 @@ function cup(y: number, x: number): string {
 }
 
 /**
- * Which columns of row y must be written: the cells that differ, widened so a wide
- * character (in the old or the new row) is never written or overwritten by half.
+ * Which columns of row y must be written (1 in `changed`): the cells that differ, widened
+ * so a wide character (in the old or the new row) is never written or overwritten by half.
+ * `changed` is scratch space reused for every row (a clock's tick diffs twenty rows a second).
  */
-function changedColumns(prev: Cell[], next: Cell[], cols: number): boolean[] {
-  const changed: boolean[] = new Array<boolean>(cols).fill(false);
-  for (let x = 0; x < cols; x++) changed[x] = !sameCell(prev[x] ?? BLANK, next[x] ?? BLANK);
+function markChangedColumns(prev: Cell[], next: Cell[], cols: number, changed: Uint8Array): void {
+  for (let x = 0; x < cols; x++) changed[x] = sameCell(prev[x] ?? BLANK, next[x] ?? BLANK) ? 0 : 1;
   for (let grew = true; grew;) {
     grew = false;
     for (let x = 0; x < cols; x++) {
@@ -65,22 +65,21 @@ function changedColumns(prev: Cell[], next: Cell[], cols: number): boolean[] {
         const w = (row[x] ?? BLANK).width;
         const partner = w === 2 ? x + 1 : w === 0 ? x - 1 : -1;
         if (partner >= 0 && partner < cols && !changed[partner]) {
-          changed[partner] = true;
+          changed[partner] = 1;
           grew = true;
         }
       }
     }
   }
-  return changed;
 }
 
-/** Spans [start, end) of changed columns, close spans merged. */
-function spans(changed: boolean[]): [number, number][] {
+/** Spans [start, end) of the first `cols` changed columns, close spans merged. */
+function spans(changed: Uint8Array, cols: number): [number, number][] {
   const out: [number, number][] = [];
-  for (let x = 0; x < changed.length; x++) {
+  for (let x = 0; x < cols; x++) {
     if (!changed[x]) continue;
     let end = x;
-    while (end < changed.length && changed[end]) end++;
+    while (end < cols && changed[end]) end++;
     const last = out[out.length - 1];
     if (last && x - last[1] <= MERGE_GAP) last[1] = end;
     else out.push([x, end]);
@@ -88,6 +87,8 @@ function spans(changed: boolean[]): [number, number][] {
   }
   return out;
 }
+
+let scratch = new Uint8Array(256);
 
 /** The bytes that turn `prev` (what the terminal shows) into `next`: moves, SGR and cells only. */
 function cellUpdates(prev: Grid, next: Grid): string {
@@ -97,7 +98,9 @@ function cellUpdates(prev: Grid, next: Grid): string {
     const p = prev.cells[y] ?? [];
     const n = next.cells[y] ?? [];
     if (p === n) continue; // rows are never changed in place: the same array is the same row
-    for (const [start, end] of spans(changedColumns(p, n, next.cols))) {
+    if (scratch.length < next.cols) scratch = new Uint8Array(next.cols);
+    markChangedColumns(p, n, next.cols, scratch);
+    for (const [start, end] of spans(scratch, next.cols)) {
       out += cup(y, start);
       for (let x = start; x < end; x++) {
         const cell = n[x] ?? BLANK;
