@@ -2,7 +2,7 @@ import { Fragment, useLayoutEffect, useMemo, useReducer, useRef, type ReactNode 
 import { Box, Text, type DOMElement } from 'ink';
 import type { DeckRow } from '../src/deck/deck.js';
 import { columnWidths, cutCell, fitCell, visibleWindow, MARK_WIDTH, type Column } from '../src/deck/layout.js';
-import { rowCells, type CellLimits, type RowCells } from '../src/deck/cells.js';
+import { rowCells, TIMED_CELLS, type CellLimits, type RowCells } from '../src/deck/cells.js';
 import { useTheme, type Theme } from './theme.js';
 import { useNow } from './hooks/useNow.js';
 import { useLiveColumns } from './hooks/liveColumns.js';
@@ -83,7 +83,11 @@ function ColumnText({ lines }: { lines: readonly Line[] }) {
 
 /** Each column's lines as drawn: its cells' text, cut to the column's width. */
 function tableLines(columns: readonly Column[], widths: readonly number[], cells: readonly RowCells[], selectedLine: number, theme: Theme): Line[][] {
-  return columns.map((c, ci) => columnLines(c, cells, selectedLine, theme).map((l) => ({ ...l, text: cutCell(l.text, widths[ci]!) })));
+  return columns.map((c, ci) => columnText(c, widths[ci]!, cells, selectedLine, theme));
+}
+
+function columnText(column: Column, width: number, cells: readonly RowCells[], selectedLine: number, theme: Theme): Line[] {
+  return columnLines(column, cells, selectedLine, theme).map((l) => ({ ...l, text: cutCell(l.text, width) }));
 }
 
 /**
@@ -121,7 +125,11 @@ export function Table({ rows, columns, selected, height, width, limits, emptyTex
     return live.add({
       columns: columns.map((_, ci) => ({ box: boxes.current[ci] ?? null, width: widths[ci]!, drawn: lines[ci]!.map((l) => l.text) })),
       // the rows as they are now: a plain change React was spared is drawn from here
-      linesAt: (t) => tableLines(columns, widths, cellsAt(t, live.current(shown)), selectedLine, theme).map((ls) => ls.map((l) => l.text)),
+      // a clock's tick works out only the columns time moves (the rest is as Ink drew it)
+      linesAt: (t, all) => {
+        const cells = cellsAt(t, live.current(shown));
+        return columns.map((c, ci) => (all || TIMED_CELLS.has(c.id) ? columnText(c, widths[ci]!, cells, selectedLine, theme).map((l) => l.text) : undefined));
+      },
       ticking: ticking || rows.some((r) => r.lastRun),
       redraw,
     });

@@ -13,7 +13,8 @@ export interface LiveColumn {
 /** A table's live columns, and their lines at any moment (one array per column, as `columns`). */
 export interface LiveTable {
   columns: readonly LiveColumn[];
-  linesAt(now: number): readonly (readonly string[])[];
+  /** Per column (undefined: as Ink drew it); `all` false: only the columns time alone moves. */
+  linesAt(now: number, all: boolean): readonly (readonly string[] | undefined)[];
   /** Whether a cell of it can change with time alone. */
   ticking: boolean;
   /** Makes React draw the table again (a block the writer could not place). */
@@ -80,7 +81,8 @@ export class LiveColumns implements LiveCells {
     const out: LiveBlock[] = [];
     for (const t of this.tables) {
       if (!t.ticking && !this.behind) continue; // nothing in it moves: its lines are what Ink drew
-      const lines = t.linesAt(now);
+      // behind: plain cells React was spared changed too, in any column
+      const lines = t.linesAt(now, this.behind);
       t.columns.forEach((c, i) => {
         if (!c.box || !lines[i]) return;
         const { x, y } = screenPosition(c.box);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clockDuration, fill, rowCells, shortAge, stateCell } from '../../src/deck/cells.js';
+import { clockDuration, fill, rowCells, shortAge, stateCell, TIMED_CELLS } from '../../src/deck/cells.js';
 import { bar } from '../../src/deck/bar.js';
 import { countText, stateCounts, triageOf } from '../../src/deck/header.js';
 import { tmuxSegment } from '../../src/deck/needsYou.js';
@@ -27,6 +27,30 @@ describe('row cells', () => {
     const running = moduleRow('r', { loop: loopRow('/ws/r', { startedAt: new Date(NOW - 65_000).toISOString() }) });
     expect(rowCells(running, NOW, LIMITS).elapsed).toBe('1:05/30m');
     expect(rowCells(running, NOW + 60_000, LIMITS).elapsed).toBe('2:05/30m');
+  });
+
+  it('time alone changes only the cells TIMED_CELLS names (a clock\'s tick works out no other column)', () => {
+    const at = (ms: number) => new Date(NOW - ms).toISOString();
+    const rows = [
+      moduleRow('run', { loop: loopRow('/ws/run', { startedAt: at(65_000), lastSignalAt: at(4000) }) }),
+      moduleRow('quota', { quotaUntil: new Date(NOW + 90_000).toISOString(), loop: loopRow('/ws/quota', { status: 'quota_wait', startedAt: at(65_000), quotaWaitSince: at(5000), lastSignalAt: at(4000) }) }),
+      moduleRow('stalled', { loop: loopRow('/ws/stalled', { status: 'stalled', stallCount: 2, startedAt: at(3_600_000), lastSignalAt: at(600_000) }) }),
+      moduleRow('failed', { loop: loopRow('/ws/failed', { status: 'failed', startedAt: at(65_000) }) }),
+      moduleRow('done', { lastRun: { id: 1, outcome: 'completed', endedAt: at(30_000), iterations: 4, maxIterations: 20, forced: false } }),
+      moduleRow('idle'),
+    ];
+    const moved = new Set<string>();
+    for (const row of rows) {
+      for (const later of [1000, 61_000, 3_600_000, 86_400_000]) {
+        const a = rowCells(row, NOW, LIMITS);
+        const b = rowCells(row, NOW + later, LIMITS);
+        for (const k of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof typeof a>) {
+          if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) moved.add(k);
+        }
+      }
+    }
+    // every timed cell does move in these rows, and nothing else does
+    expect([...moved].filter((k) => !k.endsWith('Fill')).sort()).toEqual([...TIMED_CELLS].sort());
   });
 
   it.each([
