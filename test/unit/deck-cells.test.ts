@@ -36,7 +36,7 @@ describe('row cells', () => {
       moduleRow('quota', { quotaUntil: new Date(NOW + 90_000).toISOString(), loop: loopRow('/ws/quota', { status: 'quota_wait', startedAt: at(65_000), quotaWaitSince: at(5000), lastSignalAt: at(4000) }) }),
       moduleRow('stalled', { loop: loopRow('/ws/stalled', { status: 'stalled', stallCount: 2, startedAt: at(3_600_000), lastSignalAt: at(600_000) }) }),
       moduleRow('failed', { loop: loopRow('/ws/failed', { status: 'failed', startedAt: at(65_000) }) }),
-      moduleRow('done', { lastRun: { id: 1, outcome: 'completed', endedAt: at(30_000), iterations: 4, maxIterations: 20, forced: false } }),
+      moduleRow('done', { lastRun: { id: 1, outcome: 'complete', endedAt: at(30_000), iterations: 4, maxIterations: 20, forced: false } }),
       moduleRow('idle'),
     ];
     const moved = new Set<string>();
