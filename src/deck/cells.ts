@@ -209,13 +209,13 @@ function timelessCells(row: DeckRow, limits: CellLimits): Timeless {
   return { limits, cells, countdown };
 }
 
+/** The cells rowCells works out from `now` (a quota's countdown is the step's): the only ones time alone changes. */
+export const TIMED_CELLS: ReadonlySet<string> = new Set(['elapsed', 'lastSignal', 'step']);
+
 /**
  * Every cell of a row as text, at time `now`. Text from files (names, steps) is made
  * printable: a module name cannot drive the terminal.
  */
-/** The cells rowCells works out from `now` (a quota's countdown is the step's): the only ones time alone changes. */
-export const TIMED_CELLS: ReadonlySet<string> = new Set(['elapsed', 'lastSignal', 'step']);
-
 export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
   let t = timelessByRow.get(row);
   if (t?.limits !== limits) {

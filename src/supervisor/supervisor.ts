@@ -489,17 +489,20 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private tick(): void {
+    this.checkLoops();
+    this.emit('tick');
+  }
+
+  private checkLoops(): void {
     try {
       this.tickNow();
     } catch (err) {
       if (!isTransientWriteError(err)) throw err;
       this.noteBusy(err);
-      this.emit('tick');
       return;
     }
     const recovered = this.held.recovered();
     if (recovered) this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', recovered);
-    this.emit('tick');
   }
 
   private tickNow(): void {

@@ -57,11 +57,12 @@ function cup(y: number, x: number): string {
  */
 function markChangedColumns(prev: Cell[], next: Cell[], cols: number, changed: Uint8Array): void {
   for (let x = 0; x < cols; x++) changed[x] = sameCell(prev[x] ?? BLANK, next[x] ?? BLANK) ? 0 : 1;
+  const rows = [prev, next];
   for (let grew = true; grew;) {
     grew = false;
     for (let x = 0; x < cols; x++) {
       if (!changed[x]) continue;
-      for (const row of [prev, next]) {
+      for (const row of rows) {
         const w = (row[x] ?? BLANK).width;
         const partner = w === 2 ? x + 1 : w === 0 ? x - 1 : -1;
         if (partner >= 0 && partner < cols && !changed[partner]) {
