@@ -8,8 +8,9 @@
 //   chokidar or node-pty for `status`...).
 // The native modules stay outside. AUTODECK_BUNDLE_META=FILE writes esbuild's metafile.
 import { build } from 'esbuild';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { escapeNonAscii } from './ascii.mjs';
 
 /**
  * Node's built-in modules are loaded with require() in the ES-module bundles, not import.
@@ -66,6 +67,12 @@ const results = await Promise.all([
   }),
   build({ ...common, entryPoints: { cli: 'dist/src/cli.js' }, outdir: 'dist/cli', splitting: true, chunkNames: 'chunks/[name]-[hash]' }),
 ]);
+// Every output ASCII only, regex literals included (see ascii.mjs).
+for (const file of results.flatMap((r) => Object.keys(r.metafile.outputs))) {
+  const text = readFileSync(file, 'utf8');
+  const ascii = escapeNonAscii(text);
+  if (ascii !== text) writeFileSync(file, ascii);
+}
 if (process.env.AUTODECK_BUNDLE_META) {
   const outputs = Object.assign({}, ...results.map((r) => r.metafile.outputs));
   const inputs = Object.assign({}, ...results.map((r) => r.metafile.inputs));
