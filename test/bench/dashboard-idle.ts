@@ -10,13 +10,16 @@
  *      no loop signalled (only the clocks tick), and over the whole window.
  *
  * The loops are started through the dashboard's own REST API (`--api-port`), so they run
- * in the dashboard process, as when started with the keys. ccmanager is installed once
+ * in the dashboard process, as when started with the keys; BENCH_IDLE_START=keys starts
+ * them with the keys instead (`s`, Enter, `j` in tmux, no API server in the dashboard: its
+ * memory differs, docs/performance.md, tenth pass). ccmanager is installed once
  * into node_modules/.cache/ccmanager-3.0.0 (npm, `allowScripts` naming node-pty).
  *
  * Not part of `npm test`: `npm run bench:dashboard` (with the load bench after it), or
  * `npm run build && node dist/test/bench/dashboard-idle.js`. Environment:
  * BENCH_IDLE_SECONDS (window, default 60), BENCH_IDLE_SETTLE_SECONDS (default 60, see SETTLE_SECONDS),
- * BENCH_IDLE_LAUNCHES (first frames of each program, default 5), BENCH_IDLE_CCMANAGER=0 skips ccmanager.
+ * BENCH_IDLE_LAUNCHES (first frames of each program, default 5), BENCH_IDLE_CCMANAGER=0 skips ccmanager,
+ * BENCH_IDLE_START=keys (see above).
  * Exit 0 every target met, 1 a target missed, 2 the bench failed.
  */
 import { execFileSync } from 'node:child_process';
@@ -126,7 +129,22 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startLoops(ws: DeckWorkspace, port: number): Promise<void> {
+/**
+ * The twenty loops started as a person starts them: `s` on the selected row, Enter on the
+ * start dialog (its fields prefilled from the dashboard's --max-iterations and --timeout),
+ * `j` to the next row. The header's running count says each one started.
+ */
+async function startLoopsWithKeys(view: TmuxDashboard): Promise<void> {
+  for (let i = 1; i <= LOOPS; i++) {
+    view.write('s');
+    await waitScreen(view, (l) => l.some((x) => x.includes('max iterations')), 10_000, 'the start dialog');
+    view.write('\r');
+    await waitScreen(view, (l) => new RegExp(`▶ ${i} running`).test(l[0] ?? ''), 20_000, `${i} loops running in the header`);
+    view.write('j');
+  }
+}
+
+async function startLoopsWithApi(ws: DeckWorkspace, port: number): Promise<void> {
   const tokenFile = join(ws.dir, 'state', 'autodeck', 'api-token');
   for (let i = 0; !existsSync(tokenFile); i++) {
     if (i > 200) throw new Error('the dashboard made no API token');
@@ -157,6 +175,7 @@ async function main(): Promise<number> {
   const settle = envNumber('BENCH_IDLE_SETTLE_SECONDS', SETTLE_SECONDS, 0);
   const launches = Math.round(envNumber('BENCH_IDLE_LAUNCHES', 5, 1));
   const withCcm = process.env.BENCH_IDLE_CCMANAGER !== '0';
+  const byApi = process.env.BENCH_IDLE_START !== 'keys';
   const ws = new DeckWorkspace(LOOPS, 'sim', STEP_SECONDS);
   spaces.add(ws);
   const base = { cwd: ws.dir, env: ws.env(), confDir: ws.dir };
@@ -183,17 +202,19 @@ async function main(): Promise<number> {
     rmSync(ccmDir, { recursive: true, force: true });
   }
 
-  // ---- twenty slow loops, started through the dashboard's API ----
-  const port = await freePort();
+  // ---- twenty slow loops, started with the keys (or through the dashboard's API) ----
+  const port = byApi ? await freePort() : 0;
   const pipeFile = join(ws.dir, 'pane-bytes');
   writeFileSync(pipeFile, '');
-  const view = new TmuxDashboard(process.execPath, ws.dashboardArgs(['--api-port', String(port), '--heartbeat', String(HEARTBEAT_SECONDS), '--timeout', '1440', '--max-iterations', '1000']),
+  const apiArgs = byApi ? ['--api-port', String(port)] : [];
+  const view = new TmuxDashboard(process.execPath, ws.dashboardArgs([...apiArgs, '--heartbeat', String(HEARTBEAT_SECONDS), '--timeout', '1440', '--max-iterations', '1000']),
     { ...base, env: { ...base.env, [PIPE_VAR]: pipeFile }, cols: COLS, rows: ROWS, tag: 'load' });
   live.add(view);
   await waitScreen(view, (l) => l.some((x) => HEADER.test(x)), 20_000, 'the table header');
   view.pipeTo(PIPE_VAR);
-  progress(`starting ${LOOPS} loops through the API (a step every ${STEP_SECONDS} s, heartbeat ${HEARTBEAT_SECONDS} s)`);
-  await startLoops(ws, port);
+  progress(`starting ${LOOPS} loops ${byApi ? 'through the API' : 'with the keys'} (a step every ${STEP_SECONDS} s, heartbeat ${HEARTBEAT_SECONDS} s)`);
+  if (byApi) await startLoopsWithApi(ws, port);
+  else await startLoopsWithKeys(view);
   // The header counts them: with the detail pane (shown by default at 50 rows) not every row is in view.
   await waitScreen(view, (l) => new RegExp(`▶ ${LOOPS} running`).test(l[0] ?? ''), 60_000, `${LOOPS} loops running in the header`);
   progress(`settling ${settle} s, then measuring ${seconds} s`);
@@ -253,7 +274,7 @@ async function main(): Promise<number> {
   check('terminal output, whole window (steps and heartbeats too)', `${total.toFixed(0)} B/s`, '(info)', undefined);
 
   console.log(`autodeck dashboard at rest (issue 12): ${machine({ clockTicks: true })}`);
-  console.log(`${LOOPS} loops of the simulated agent, a step every ${STEP_SECONDS} s, heartbeat ${HEARTBEAT_SECONDS} s, the dashboard in ${tmux.version} at ${COLS}x${ROWS}\n`);
+  console.log(`${LOOPS} loops of the simulated agent (started ${byApi ? 'through the dashboard\'s API' : 'with the keys'}), a step every ${STEP_SECONDS} s, heartbeat ${HEARTBEAT_SECONDS} s, the dashboard in ${tmux.version} at ${COLS}x${ROWS}\n`);
   console.log(table([['', 'measured', 'target', ''], ...rows], ['l', 'r', 'r', 'l']));
   view.kill();
   live.delete(view);
