@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/store/index.js';
 import { openDb } from '../../src/store/db.js';
+import { pragma, statement } from '../../src/store/statements.js';
 import { EventStore, type LoopEvent } from '../../src/store/events.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { formatEvent } from '../../src/format/event.js';
@@ -15,12 +16,24 @@ import type { CommandContext } from '../../src/commands/context.js';
 const dbPath = (): string => join(mkdtempSync(join(tmpdir(), 'autodeck-events-')), 'state.db');
 const invalid = (reason: string, taskDir = '/t/a', at = '2026-11-22T05:00:00.000Z'): LoopEvent =>
   ({ at, session: 's', taskDir, kind: 'signal_invalid', detail: { reason } });
-const rows = (db: Database.Database): number => (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+const rows = (db: Database.Database): number => (statement(db, 'SELECT count(*) AS n FROM events').get() as { n: number }).n;
+/**
+ * Every connection and store of this file stays reachable until the worker ends, with its
+ * statements: on Node >= 24.19 a better-sqlite3 12 wrapper finalised by an idle-time GC
+ * aborts the process (src/store/statements.ts), which took this file's worker down in
+ * about half the runs under `npm run test:node24`.
+ */
+const kept: unknown[] = [];
+const keep = <T>(x: T): T => {
+  kept.push(x);
+  return x;
+};
+const open = (path: string): Database.Database => keep(openDb(path));
 
 describe('the event log stays bounded', () => {
   it('an agent rewriting the same bad signal adds one row with a count, not thousands', () => {
-    const db = openDb(dbPath());
-    const events = new EventStore(db);
+    const db = open(dbPath());
+    const events = keep(new EventStore(db));
     for (let i = 0; i < 5000; i++) events.insert(invalid('not JSON', '/t/a', `2026-11-22T05:00:${String(i % 60).padStart(2, '0')}.000Z`));
     expect(rows(db)).toBe(1);
     const [e] = events.list(10);
@@ -29,8 +42,8 @@ describe('the event log stays bounded', () => {
   });
 
   it('coalesces only the same reason, in a row, for the same module', () => {
-    const db = openDb(dbPath());
-    const events = new EventStore(db);
+    const db = open(dbPath());
+    const events = keep(new EventStore(db));
     events.insert(invalid('not JSON'));
     events.insert(invalid('not JSON', '/t/b')); // another module in between does not break /t/a's run
     expect(events.record(invalid('not JSON')).repeats).toBe(2);
@@ -46,22 +59,22 @@ describe('the event log stays bounded', () => {
   });
 
   it('a row budget: alternating bad signals cannot grow the table past it, and the drop is counted', () => {
-    const db = openDb(dbPath());
-    const events = new EventStore(db, { maxRows: 500, pruneEvery: 100, chunk: 1000 });
+    const db = open(dbPath());
+    const events = keep(new EventStore(db, { maxRows: 500, pruneEvery: 100, chunk: 1000 }));
     for (let i = 0; i < 5000; i++) events.insert(invalid(i % 2 ? 'not JSON' : 'a symlink', '/t/a', new Date().toISOString()));
     expect(rows(db)).toBeLessThanOrEqual(600);
     expect(rows(db)).toBeGreaterThanOrEqual(500);
     const pruned = events.prunedSummary();
     expect(pruned.rows + rows(db)).toBe(5000);
     // The newest events are the ones kept.
-    const ids = (db.prepare('SELECT id FROM events ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+    const ids = (statement(db, 'SELECT id FROM events ORDER BY id').all() as { id: number }[]).map((r) => r.id);
     expect(ids.at(-1)).toBe(5000);
   });
 
   it('a retention window: events older than it go, newer ones stay; one prune deletes at most a chunk', () => {
-    const db = openDb(dbPath());
+    const db = open(dbPath());
     const now = Date.parse('2026-11-22T12:00:00Z');
-    const events = new EventStore(db, { retentionMs: 3600_000, pruneEvery: 1_000_000, pruneIntervalMs: 1e12, chunk: 100, now: () => now });
+    const events = keep(new EventStore(db, { retentionMs: 3600_000, pruneEvery: 1_000_000, pruneIntervalMs: 1e12, chunk: 100, now: () => now }));
     for (let i = 0; i < 250; i++) events.insert({ ...invalid(''), kind: 'signal', detail: { i }, at: '2026-11-22T09:00:00.000Z' });
     for (let i = 0; i < 10; i++) events.insert({ ...invalid(''), kind: 'signal', detail: { i }, at: '2026-11-22T11:30:00.000Z' });
     expect(events.prune()).toBe(100);
@@ -74,8 +87,8 @@ describe('the event log stays bounded', () => {
 
   it('autodeck log says what was dropped, on stderr (stdout stays one event per line)', () => {
     const path = dbPath();
-    const db = openDb(path);
-    const events = new EventStore(db, { maxRows: 10, pruneEvery: 5 });
+    const db = open(path);
+    const events = keep(new EventStore(db, { maxRows: 10, pruneEvery: 5 }));
     for (let i = 0; i < 40; i++) events.insert({ ...invalid(''), kind: 'signal', detail: { iteration: i }, at: new Date().toISOString() });
     db.close();
     let out = '';
@@ -90,14 +103,14 @@ describe('the event log stays bounded', () => {
   it('migration 3 brings a version-2 log forward, its rows kept and countable', () => {
     const path = dbPath();
     mkdirSync(dirname(path), { recursive: true });
-    const v2 = new Database(path);
+    const v2 = keep(new Database(path));
     v2.exec(MIGRATIONS[0]!);
     v2.exec(MIGRATIONS[1]!);
-    v2.pragma('user_version = 2');
-    v2.prepare("INSERT INTO events (at, task_dir, kind, detail) VALUES ('2026-11-22T05:00:00.000Z', '/t/a', 'signal_invalid', '{\"reason\":\"not JSON\"}')").run();
+    pragma(v2, 'user_version = 2');
+    statement(v2, "INSERT INTO events (at, task_dir, kind, detail) VALUES ('2026-11-22T05:00:00.000Z', '/t/a', 'signal_invalid', '{\"reason\":\"not JSON\"}')").run();
     v2.close();
-    const store = Store.open(path);
-    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    const store = keep(Store.open(path));
+    expect(pragma(store.db, 'user_version')).toBe(MIGRATIONS.length);
     expect(store.events.record(invalid('not JSON')).repeats).toBe(2);
     expect(store.events.list(5)).toHaveLength(1);
     store.close();
