@@ -5,13 +5,19 @@ import { EXIT, isCliError } from './commands/context.js';
  * why it failed. Shared by the full CLI and the bin's fast paths (`hook`, `status`).
  */
 
-/** A reader that went away (`autodeck log --json | head -2`) is no failure of ours. */
+/**
+ * A reader that went away (`autodeck log --json | head -2`) is no failure of ours; nor is a
+ * terminal that hung up (EIO: the ssh link dropped, tmux killed). The SIGHUP that comes with
+ * a hangup ends the program in order (the dashboard leaves its loops); thrown here, the
+ * error cut that short with a stack trace, and an abort at exit on Node 20.
+ */
 let quiet = false;
 export function quietOnEpipe(): void {
   if (quiet) return;
   quiet = true;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (err.code === 'EIO') return;
     throw err;
   });
 }
