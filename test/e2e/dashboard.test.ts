@@ -121,12 +121,13 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     return ['--root', w.root, '--db', w.db, '--agent', SIM_AGENT, '--heartbeat', '0.5', '--stall-threshold', '1000', ...extra];
   }
 
-  async function open(name: string, opts: { modules: Record<string, Record<string, unknown>>; extraArgs?: string[]; env?: Record<string, string>; cols?: number; rows?: number }): Promise<{ w: Workspace; pane: DashboardPane }> {
+  async function open(name: string, opts: { modules: Record<string, Record<string, unknown>>; extraArgs?: string[]; env?: Record<string, string>; cols?: number; rows?: number; stderrFile?: (w: Workspace) => string }): Promise<{ w: Workspace; pane: DashboardPane }> {
     const w = makeWorkspace('autodeck-dash-');
     ws = w;
     for (const [m, scenario] of Object.entries(opts.modules)) w.module(m, { scenario });
     const pane = await DashboardPane.start({
       ws: w, name, args: dashboardArgs(w, opts.extraArgs), env: DashboardPane.envFor(w, opts.env), cols: opts.cols ?? COLS, rows: opts.rows ?? ROWS,
+      stderrFile: opts.stderrFile?.(w),
     });
     panes.push(pane);
     const first = Object.keys(opts.modules).sort()[0]!;
@@ -190,6 +191,17 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     expect(log.find((e) => e.kind === 'started')?.detail).toMatchObject({ maxIterations: 3, timeoutMinutes: 30 });
     expect(log.find((e) => e.kind === 'ended')?.detail).toMatchObject({ outcome: 'max_iterations', iterations });
   }, 90_000);
+
+  it('a hangup (tmux gone, as when the ssh link drops) is a quit in order: the loop is left for the next launch, nothing thrown', async () => {
+    const errFile = (w: Workspace): string => join(w.dir, 'dashboard-stderr');
+    const { w, pane } = await open('hangup', { modules: { slow: { stepSeconds: 5 } }, stderrFile: errFile });
+    await startWithDefaults(pane, 'slow');
+    await pane.kill(); // kill-server: the pane's terminal hangs up; waits for the dashboard to end
+    const err = readFileSync(errFile(w), 'utf8');
+    // Every write to the hung-up terminal fails with EIO: before, the first one was thrown.
+    expect(err).not.toMatch(/EIO|throw err|at runDashboard/);
+    expect(err).toMatch(/autodeck: left 1 loop for the next launch/);
+  });
 
   it('stops a loop through the stop dialog (n cancels, y stops)', async () => {
     const { w, pane } = await open('stop', { modules: { slow: { stepSeconds: 5 } } });

@@ -42,13 +42,16 @@ export class DashboardPane {
   }
 
   /** Starts `autodeck ARGS...` in a cols x rows pane; `name` makes the socket and the exit file unique. */
-  static async start(opts: { ws: Workspace; args: string[]; env: Record<string, string>; name: string; cols?: number; rows?: number; socket?: string; session?: string }): Promise<DashboardPane> {
+  static async start(opts: { ws: Workspace; args: string[]; env: Record<string, string>; name: string; cols?: number; rows?: number; socket?: string; session?: string; stderrFile?: string }): Promise<DashboardPane> {
     const socket = opts.socket ?? `adt-dash-${opts.name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const session = opts.session ?? 'main';
     const exitFile = join(opts.ws.dir, `exit-${session}-${Math.random().toString(36).slice(2, 8)}`);
     const pane = new DashboardPane(socket, opts.env, exitFile);
     pane.session = session;
-    const argv = ['/bin/sh', '-c', 'f=$1; shift; "$@"; echo $? > "$f"', 'sh', exitFile, process.execPath, BIN, ...opts.args];
+    // stderrFile: the program's stderr goes there, not to the pane (it outlives a hangup)
+    const argv = opts.stderrFile
+      ? ['/bin/sh', '-c', 'f=$1; e=$2; shift 2; "$@" 2>"$e"; echo $? > "$f"', 'sh', exitFile, opts.stderrFile, process.execPath, BIN, ...opts.args]
+      : ['/bin/sh', '-c', 'f=$1; shift; "$@"; echo $? > "$f"', 'sh', exitFile, process.execPath, BIN, ...opts.args];
     await pane.tmux([
       'start-server', ';',
       'set-option', '-g', 'remain-on-exit', 'on', ';',
