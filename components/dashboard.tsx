@@ -77,13 +77,6 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // Ink reads keys through this: one key per read (see KeyInput), and nothing read while Ink is away.
     const keys = new KeyInput(stdin);
     cleanup.push(() => keys.release());
-    // A terminal that hung up (the ssh link dropped, tmux killed) fails every later write with
-    // EIO, and a stream error no one listens for is thrown: it cut the quit after a hangup
-    // short with a stack trace (and, on Node 20, an abort at exit). Nothing can be drawn
-    // then; the quit goes on and leaves the loops as it should.
-    const terminalGone = (): void => {};
-    stdout.on('error', terminalGone);
-    ctx.stderr.on('error', terminalGone);
     stdout.write(ENTER_ALT_SCREEN);
     cleanup.push(() => stdout.write(LEAVE_ALT_SCREEN));
     // Ink draws into a model of the terminal; only the cells that changed reach the real one.

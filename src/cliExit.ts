@@ -20,6 +20,11 @@ export function quietOnEpipe(): void {
     if (err.code === 'EIO') return;
     throw err;
   });
+  // stderr as well: a command's last line (the dashboard's "left N loops") may follow a hangup
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EIO') return;
+    throw err;
+  });
 }
 
 export async function report(err: unknown): Promise<number> {
