@@ -1,5 +1,17 @@
-#!/usr/bin/env node
+#!/bin/sh
+':' //; [ "${GLIBC_TUNABLES+set}" ] || export GLIBC_TUNABLES=glibc.malloc.arena_max=1 AUTODECK_MALLOC_TUNED=1; exec node "$0" "$@"
 'use strict';
+// The line above is read by sh (':' is a no-op there, and for JavaScript a string and a
+// comment): glibc reads GLIBC_TUNABLES only when a process starts, so the shell sets it for
+// the node it execs. One malloc arena instead of one per thread: V8's compiler threads each
+// kept their own arena of freed memory, 4-6 MB of the dashboard's (docs/performance.md,
+// eleventh pass). A GLIBC_TUNABLES of the user's own is left alone; other C libraries
+// ignore it. It is this process's only: the agents, tmux and hooks it starts get the
+// user's environment.
+if (process.env.AUTODECK_MALLOC_TUNED) {
+  delete process.env.GLIBC_TUNABLES;
+  delete process.env.AUTODECK_MALLOC_TUNED;
+}
 // CommonJS (bin/package.json): a CommonJS entry starts without Node's ESM loader, which
 // costs ~10 ms on Node 20 before the first line runs; the ES-module bundles are import()ed.
 const { enableCompileCache } = require('node:module');
