@@ -4,7 +4,10 @@
  * no user config). Printed in one run:
  *
  *   1. first frame: `tmux new-session` to the table header on `capture-pane`, against
- *      ccmanager 3.0.0 started the same way (a git repository, a throwaway HOME);
+ *      ccmanager 3.0.0 started the same way (a git repository, a throwaway HOME). Both
+ *      are started by their bin files, as npm links them: through their first lines
+ *      (ours is read by sh, which sets glibc's malloc tunable; theirs by env), with the
+ *      `node` on PATH;
  *   2. the dashboard process's CPU (% of one core) and resident memory with the 20 loops;
  *   3. bytes it writes to its pane per second (tmux `pipe-pane`): in the seconds in which
  *      no loop signalled (only the clocks tick), and over the whole window.
@@ -85,6 +88,11 @@ function ccmanagerCli(): string {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'ccmanager-bench', private: true, allowScripts: { 'node-pty': true } }));
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `ccmanager@${CCMANAGER}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
   return cli;
+}
+
+/** A `node` argv ([bin file, ...args]) as a user's shell runs it: the bin file itself. */
+function installed(argv: string[]): [string, string[]] {
+  return [argv[0]!, argv.slice(1)];
 }
 
 async function waitScreen(view: TmuxDashboard, test: (lines: string[]) => boolean, ms: number, what: string): Promise<number> {
@@ -195,8 +203,8 @@ async function main(): Promise<number> {
   try {
     for (let i = 0; i < launches; i++) {
       progress(`first frame ${i + 1}/${launches}`);
-      ours.push(await launch(process.execPath, ws.dashboardArgs(), base, (l) => l.some((x) => HEADER.test(x)), 'autodeck'));
-      if (ccm) theirs.push(await launch(process.execPath, [ccm], { cwd: repo, env: ccmEnv, confDir: ccmDir }, (l) => l.some((x) => x.includes('CCManager')), 'ccmanager'));
+      ours.push(await launch(...installed(ws.dashboardArgs()), base, (l) => l.some((x) => HEADER.test(x)), 'autodeck'));
+      if (ccm) theirs.push(await launch(ccm, [], { cwd: repo, env: ccmEnv, confDir: ccmDir }, (l) => l.some((x) => x.includes('CCManager')), 'ccmanager'));
     }
   } finally {
     rmSync(ccmDir, { recursive: true, force: true });
@@ -207,7 +215,7 @@ async function main(): Promise<number> {
   const pipeFile = join(ws.dir, 'pane-bytes');
   writeFileSync(pipeFile, '');
   const apiArgs = byApi ? ['--api-port', String(port)] : [];
-  const view = new TmuxDashboard(process.execPath, ws.dashboardArgs([...apiArgs, '--heartbeat', String(HEARTBEAT_SECONDS), '--timeout', '1440', '--max-iterations', '1000']),
+  const view = new TmuxDashboard(...installed(ws.dashboardArgs([...apiArgs, '--heartbeat', String(HEARTBEAT_SECONDS), '--timeout', '1440', '--max-iterations', '1000'])),
     { ...base, env: { ...base.env, [PIPE_VAR]: pipeFile }, cols: COLS, rows: ROWS, tag: 'load' });
   live.add(view);
   await waitScreen(view, (l) => l.some((x) => HEADER.test(x)), 20_000, 'the table header');
