@@ -5,7 +5,7 @@
 // a CPU profile (.cpuprofile; PROF_CPU=0: none), or with PROF_ALLOC=1 a sampling allocation
 // profile (.heapprofile) instead; PROF_SNAP=1 adds a heap snapshot at the end; /proc/self/smaps.
 // PROF_DEFAULTS=1: AUTODECK_V8_DEFAULTS=1 for the dashboard (the bench strips AUTODECK_*).
-// PROF_V8FLAGS: v8.setFlagsFromString at start (GC threading flags crash V8 set this late).
+// PROF_V8FLAGS: v8.setFlagsFromString at start, commas for spaces (GC threading flags crash V8 set this late).
 import inspector from 'node:inspector';
 import { writeFileSync, readdirSync, readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -27,7 +27,7 @@ if (process.env.PROF_DIR && /autodeck\.js$/.test(a[1] ?? '') && a[2] === '--root
   const dur = Number(process.env.PROF_SECONDS ?? 60) * 1000;
   const cpu = process.env.PROF_CPU !== '0';
   if (process.env.PROF_DEFAULTS) process.env.AUTODECK_V8_DEFAULTS = '1';
-  if (process.env.PROF_V8FLAGS) v8.setFlagsFromString(process.env.PROF_V8FLAGS);
+  if (process.env.PROF_V8FLAGS) v8.setFlagsFromString(process.env.PROF_V8FLAGS.replaceAll(',', ' '));
   const s = new inspector.Session();
   s.connect();
   const gcs = {};
