@@ -111,6 +111,11 @@ export async function parseWithMeow(argv: string[]) {
       booleanDefault: undefined,
       flags: repeatable(flags),
     });
+    // meow answers --help and --version only when they come alone: after a command they were
+    // ignored, and `autodeck demo --help` started the demo, `run DIR --help` a loop.
+    const options = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+    if (options.includes('--help')) cli.showHelp(0);
+    if (options.includes('--version')) cli.showVersion();
     return { ...cli, flags: lastWins(cli.flags, flags) };
   } catch (err) {
     throw new CliError(`autodeck: ${(err as Error).message.split('\n')[0]}`, EXIT.usage);

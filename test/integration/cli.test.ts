@@ -19,6 +19,24 @@ const LOOP_FIELDS = ['session', 'taskDir', 'taskName', 'status', 'iteration', 'm
   'quotaWaitSince', 'startedAt', 'lastSignalAt', 'owner'];
 
 describe('the command line', () => {
+  it('--help after a command shows the help and runs nothing (demo, run), as --version shows the version', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('helped', { status: 'planning', scenario: { stepSeconds: 0.05 } });
+    const alone = await runCli(ws, ['--help']);
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toMatch(/autodeck demo/);
+    for (const args of [['demo', '--help'], ['run', dir, ...runFlags(ws), '--help']]) {
+      const r = await runCli(ws, args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toBe(alone.stdout);
+      expect(r.stderr).toBe('');
+    }
+    expect(existsSync(ws.db) ? runsOf(ws.db, dir) : []).toEqual([]);
+    const version = await runCli(ws, ['status', '--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
   it('without a terminal, the bare command says what to run instead', async () => {
     ws = makeWorkspace();
     const r = await runCli(ws, []);
