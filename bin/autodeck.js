@@ -4,10 +4,10 @@
 // The line above is read by sh (':' is a no-op there, and for JavaScript a string and a
 // comment): glibc reads GLIBC_TUNABLES only when a process starts, so the shell sets it for
 // the node it execs. One malloc arena instead of one per thread: V8's compiler threads each
-// kept their own arena of freed memory, 4-6 MB of the dashboard's (docs/performance.md,
-// eleventh pass). A GLIBC_TUNABLES of the user's own is left alone; other C libraries
-// ignore it. It is this process's only: the agents, tmux and hooks it starts get the
-// user's environment.
+// kept their own arena of freed memory, 2-11 MB of the dashboard's on Node 22 and 24
+// (docs/performance.md, eleventh pass). A GLIBC_TUNABLES of the user's own is left alone;
+// other C libraries ignore it. It is this process's only: the agents, tmux and hooks it
+// starts get the user's environment.
 if (process.env.AUTODECK_MALLOC_TUNED) {
   delete process.env.GLIBC_TUNABLES;
   delete process.env.AUTODECK_MALLOC_TUNED;

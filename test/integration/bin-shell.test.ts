@@ -27,10 +27,13 @@ async function envsOfRun(env: NodeJS.ProcessEnv): Promise<{ own: Map<string, str
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
   try {
-    const row = await waitFor(() => (loopRow(ws.db, dir)?.agent_pid ? loopRow(ws.db, dir) : undefined), 'the agent to start');
+    const row = await waitFor(() => {
+      const r = loopRow(ws.db, dir);
+      return r?.agent_pid ? r : undefined;
+    }, 'the agent to start');
     // sh execs node in place: the pid spawn() returned is autodeck's own
     const own = startEnv(child.pid!);
-    const agent = startEnv(Number(row!.agent_pid));
+    const agent = startEnv(Number(row.agent_pid));
     const code = await exited;
     expect(code, err).toBe(0);
     return { own, agent };
