@@ -5,8 +5,9 @@ import { CLAUDE_CODE_VERSION, claudeEnv, installClaudeCode, writeClaudeConfig } 
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
 import { loopScript, walk } from '../helpers/claudeLoop.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
-import { runCli } from '../helpers/cli.js';
-import { runsOf } from '../helpers/db.js';
+import { BIN, runCli } from '../helpers/cli.js';
+import { readDb, runsOf } from '../helpers/db.js';
+import { hookCommands } from '../../src/hooks/commands.js';
 import { DashboardPane } from '../helpers/dashboardPane.js';
 
 // Issue 10's "done": a newcomer with Claude Code and the README runs `autodeck init`,
@@ -33,6 +34,9 @@ describe.skipIf(!install.bin)(title, () => {
     const bin = join(ws.dir, 'bin');
     mkdirSync(bin);
     symlinkSync(install.bin!, join(bin, 'claude'));
+    // autodeck on PATH as npm links it: Claude Code's hooks then run the bare `autodeck hook
+    // ...`, through the bin's shell line (which sets glibc's tunable and execs node)
+    symlinkSync(BIN, join(bin, 'autodeck'));
     const home = ws.env.HOME!;
     writeClaudeConfig(home, ws.dir);
     const dir = join(ws.root, 'demo-task');
@@ -40,6 +44,7 @@ describe.skipIf(!install.bin)(title, () => {
     const claude = claudeEnv({ home, port: fake.port });
     const env = { ...claude, PATH: `${bin}${delimiter}${claude.PATH}`, XDG_STATE_HOME: ws.env.XDG_STATE_HOME!, XDG_CONFIG_HOME: ws.env.XDG_CONFIG_HOME! };
 
+    expect(hookCommands(env).stop).toBe('test -z "$AUTODECK_SESSION" || autodeck hook stop');
     expect((await runCli(ws, ['init'], { env })).code).toBe(0);
     const made = await runCli(ws, ['new', 'demo-task'], { env });
     expect(made.code, made.stderr).toBe(0);
@@ -64,5 +69,9 @@ describe.skipIf(!install.bin)(title, () => {
     expect(first).toContain('<command-name>/autodeck-auto</command-name>');
     expect(first).toContain('TASK/.auto-stop');
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete', iterations: 6 });
+    // its state hooks ran, through the linked command, to the session's end
+    const state = readDb(ws.db, (db) => db.prepare(
+      "SELECT a.state, a.event FROM agent_state a JOIN events e ON e.session_name = a.session_name WHERE e.task_dir = ? AND e.kind = 'started'").get(dir));
+    expect(state).toEqual({ state: 'exited', event: 'SessionEnd' });
   }, 180_000);
 });
