@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { escapeNonAscii } from './ascii.mjs';
+import { keepBuiltinsLazy } from './interop.mjs';
 
 /**
  * Node's built-in modules are loaded with require() in the ES-module bundles, not import.
@@ -67,11 +68,12 @@ const results = await Promise.all([
   }),
   build({ ...common, entryPoints: { cli: 'dist/src/cli.js' }, outdir: 'dist/cli', splitting: true, chunkNames: 'chunks/[name]-[hash]' }),
 ]);
-// Every output ASCII only, regex literals included (see ascii.mjs).
+// Every output ASCII only, regex literals included (see ascii.mjs), and its interop helper
+// leaving Node's lazy built-in exports unloaded (see interop.mjs).
 for (const file of results.flatMap((r) => Object.keys(r.metafile.outputs))) {
   const text = readFileSync(file, 'utf8');
-  const ascii = escapeNonAscii(text);
-  if (ascii !== text) writeFileSync(file, ascii);
+  const out = keepBuiltinsLazy(escapeNonAscii(text));
+  if (out !== text) writeFileSync(file, out);
 }
 if (process.env.AUTODECK_BUNDLE_META) {
   const outputs = Object.assign({}, ...results.map((r) => r.metafile.outputs));
