@@ -49,7 +49,10 @@ const results = await Promise.all([
   build({
     ...common, entryPoints: ['dist/components/dashboard.js'], outfile: 'dist/dashboard.bundle.js',
     external: [...common.external, './devtools.js'], // Ink's React devtools hook, never used
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': '"production"', 'Intl.Segmenter': 'LazyGraphemeSegmenter' },
+    // Start-up (issue 12): Ink's text libraries build grapheme segmenters as they load; this
+    // one loads ICU only for text that needs it (src/term/graphemes.ts).
+    inject: ['dist/src/term/graphemes.js'],
     // Start-up (issue 12): V8 parses the whole file before the first line runs, so
     // whitespace and dead branches go (names stay, so stack traces still read); and one
     // string-width instead of two (wrap-ansi's own older copy built a second Intl.Segmenter
