@@ -56,7 +56,7 @@ export class LazyGraphemeSegmenter {
     return globalThis.Intl.Segmenter.supportedLocalesOf(locales, options);
   }
 
-  segment(input: string): Iterable<SegmentData> {
+  segment(input: string): UnitSegments | Intl.Segments {
     const text = String(input);
     if (this.graphemes && oneUnitPerGrapheme(text)) return new UnitSegments(text);
     return this.icu().segment(text);
