@@ -1,8 +1,10 @@
 // Every bundle, built from tsc's output in dist/ (`npm run build`):
-// - dist/dashboard.bundle.js: the dashboard, React in production mode, one file;
+// - dist/dashboard.bundle.js: the dashboard, React in production mode, one file, a script
+//   module that src/startup/scriptModule.ts runs with V8's code cache;
 // The CLI as bundles (issue 12 item 4):
 // - dist/cli/hook.js and dist/cli/status.js: one file each, everything they need inlined, for
-//   the bin's fast paths (Claude Code's Stop hook, `status` in scripts and tmux);
+//   the bin's fast paths (Claude Code's Stop hook, `status` in scripts and tmux), and
+//   dist/cli/script-module.cjs, the loader of the dashboard bundle;
 // - dist/cli/cli.js with its chunks: every other command, split at the CLI's dynamic
 //   imports so each command loads only its own code (no meow for the hook, no supervisor,
 //   chokidar or node-pty for `status`...).
@@ -12,6 +14,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { escapeNonAscii } from './ascii.mjs';
 import { keepBuiltinsLazy } from './interop.mjs';
+import { asScriptModule } from './script-module.mjs';
 
 /**
  * Node's built-in modules are loaded with require() in the ES-module bundles, not import.
@@ -21,15 +24,16 @@ import { keepBuiltinsLazy } from './interop.mjs';
  * leaves them lazy; esbuild's interop reads an export only when the code uses it.
  */
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-const builtinsByRequire = {
-  name: 'builtins-by-require',
+/** Imports of these modules become require() calls: Node's built-ins, and `also` (for the script module, the native modules). */
+const importsByRequire = (also = []) => ({
+  name: 'imports-by-require',
   setup(b) {
-    b.onResolve({ filter: /^[a-z:_/]+$/ }, (args) =>
-      builtins.has(args.path) && (args.kind === 'import-statement' || args.kind === 'dynamic-import')
-        ? { path: args.path, namespace: 'builtin-by-require' } : undefined);
-    b.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    b.onResolve({ filter: /^[\w:/-]+$/ }, (args) =>
+      (builtins.has(args.path) || also.includes(args.path)) && (args.kind === 'import-statement' || args.kind === 'dynamic-import')
+        ? { path: args.path, namespace: 'by-require' } : undefined);
+    b.onLoad({ filter: /.*/, namespace: 'by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
-};
+});
 
 const common = {
   bundle: true,
@@ -41,15 +45,20 @@ const common = {
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
   metafile: true,
-  plugins: [builtinsByRequire],
+  plugins: [importsByRequire()],
 };
 
 rmSync('dist/cli', { recursive: true, force: true });
 const results = await Promise.all([
   build({
     ...common, entryPoints: ['dist/components/dashboard.js'], outfile: 'dist/dashboard.bundle.js',
+    // Start-up (issue 12): a script module (scripts/script-module.mjs), so that V8's code cache
+    // covers it on every Node line: no import left, require and import.meta.url come in as
+    // the function's parameters.
+    banner: {},
+    plugins: [importsByRequire(common.external)],
     external: [...common.external, './devtools.js'], // Ink's React devtools hook, never used
-    define: { 'process.env.NODE_ENV': '"production"', 'Intl.Segmenter': 'LazyGraphemeSegmenter' },
+    define: { 'process.env.NODE_ENV': '"production"', 'Intl.Segmenter': 'LazyGraphemeSegmenter', 'import.meta.url': '__importMetaUrl' },
     // Start-up (issue 12): Ink's text libraries build grapheme segmenters as they load; this
     // one loads ICU only for text that needs it (src/term/graphemes.ts).
     inject: ['dist/src/term/graphemes.js'],
@@ -65,17 +74,19 @@ const results = await Promise.all([
   // (its start-up alone is ~10 ms on Node 20) and loads the database driver directly.
   build({
     ...common, format: 'cjs', outExtension: { '.js': '.cjs' },
-    entryPoints: { hook: 'dist/src/entries/hook.js', status: 'dist/src/entries/status.js' }, outdir: 'dist/cli',
+    entryPoints: { hook: 'dist/src/entries/hook.js', status: 'dist/src/entries/status.js', 'script-module': 'dist/src/startup/scriptModule.js' }, outdir: 'dist/cli',
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),
   build({ ...common, entryPoints: { cli: 'dist/src/cli.js' }, outdir: 'dist/cli', splitting: true, chunkNames: 'chunks/[name]-[hash]' }),
 ]);
 // Every output ASCII only, regex literals included (see ascii.mjs), and its interop helper
-// leaving Node's lazy built-in exports unloaded (see interop.mjs).
+// leaving Node's lazy built-in exports unloaded (see interop.mjs); the dashboard's made a
+// script module (see script-module.mjs).
 for (const file of results.flatMap((r) => Object.keys(r.metafile.outputs))) {
   const text = readFileSync(file, 'utf8');
-  const out = keepBuiltinsLazy(escapeNonAscii(text));
+  const lazy = keepBuiltinsLazy(escapeNonAscii(text));
+  const out = file === 'dist/dashboard.bundle.js' ? asScriptModule(lazy, file) : lazy;
   if (out !== text) writeFileSync(file, out);
 }
 if (process.env.AUTODECK_BUNDLE_META) {

@@ -3,7 +3,8 @@
  * (a step every 20 s), heartbeat 10 s, the dashboard in tmux at 160x50 (private server,
  * no user config). Printed in one run:
  *
- *   1. first frame: `tmux new-session` to the table header on `capture-pane`, against
+ *   1. first frame: `tmux new-session` to the table header on `capture-pane`: the first
+ *      start (no code cache yet), then the median of later starts, against
  *      ccmanager 3.0.0 started the same way (a git repository, a throwaway HOME). Both
  *      are started by their bin files, as npm links them: through their first lines
  *      (ours is read by sh, which sets glibc's malloc tunable; theirs by env), with the
@@ -26,7 +27,7 @@
  * Exit 0 every target met, 1 a target missed, 2 the bench failed.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,7 +106,7 @@ async function waitScreen(view: TmuxDashboard, test: (lines: string[]) => boolea
  * look), not one `tmux capture-pane` process per look: on two cores, spawning those back
  * to back took a core from the program being timed (measured: docs/performance.md).
  */
-async function launch(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; confDir: string }, ready: (l: string[]) => boolean, tag: string): Promise<number> {
+async function launch(file: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; confDir: string }, ready: (l: string[]) => boolean, tag: string, linger?: () => Promise<void>): Promise<number> {
   const view = new TmuxDashboard(file, args, { ...opts, cols: COLS, rows: ROWS, tag });
   live.add(view);
   const control = new TmuxControl(view.socket, 'deck', opts.env as Record<string, string>);
@@ -114,7 +115,10 @@ async function launch(file: string, args: string[], opts: { cwd: string; env: No
     for (;;) {
       const lines = await control.command('capture-pane -p -t deck');
       const at = performance.now();
-      if (ready(lines)) return at - view.startedAt;
+      if (ready(lines)) {
+        await linger?.();
+        return at - view.startedAt;
+      }
       if (view.hasExited) throw new Error(`the dashboard in tmux ended while waiting for the first frame of ${tag}`);
       if (at > deadline) throw new Error(`timed out waiting for the first frame of ${tag} (tmux); the pane:\n${lines.join('\n').trimEnd()}`);
       await sleep(2);
@@ -200,7 +204,16 @@ async function main(): Promise<number> {
   git(['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'init']);
   const ours: number[] = [];
   const theirs: number[] = [];
+  let cold = NaN;
   try {
+    // The first start after an install has no code cache yet (src/startup/scriptModule.ts):
+    // timed on its own, then left running until it has written the cache, as a first run
+    // that lasts 3 s does. The launches after it start as a user's later starts do.
+    progress('first frame, first start (no code cache)');
+    const cacheDir = join(base.env.XDG_CACHE_HOME!, 'autodeck', 'code');
+    cold = await launch(...installed(ws.dashboardArgs()), base, (l) => l.some((x) => HEADER.test(x)), 'autodeck', async () => {
+      for (let t = 0; t < 100 && !(existsSync(cacheDir) && readdirSync(cacheDir).some((f) => f.endsWith('.v8cache'))); t++) await sleep(100);
+    });
     for (let i = 0; i < launches; i++) {
       progress(`first frame ${i + 1}/${launches}`);
       ours.push(await launch(...installed(ws.dashboardArgs()), base, (l) => l.some((x) => HEADER.test(x)), 'autodeck'));
@@ -270,7 +283,8 @@ async function main(): Promise<number> {
     if (ok === false) met = false;
     rows.push([what, value, target, ok === undefined ? '' : verdict(ok)]);
   };
-  check(`first frame, median of ${ours.length} (${ours.map((v) => v.toFixed(0)).join(', ')} ms)`, `${ff.toFixed(0)} ms`, `< ${FIRST_FRAME_MS} ms`, ff < FIRST_FRAME_MS);
+  check('first frame, first start after install (no code cache yet)', `${cold.toFixed(0)} ms`, '(info)', undefined);
+  check(`first frame, later starts, median of ${ours.length} (${ours.map((v) => v.toFixed(0)).join(', ')} ms)`, `${ff.toFixed(0)} ms`, `< ${FIRST_FRAME_MS} ms`, ff < FIRST_FRAME_MS);
   if (theirs.length > 0) {
     check(`ccmanager ${CCMANAGER} first frame, same way (${theirs.map((v) => v.toFixed(0)).join(', ')} ms)`, `${ccmFf.toFixed(0)} ms`, '(info)', undefined);
     check('  ours / ccmanager', `${(ff / ccmFf).toFixed(2)}x`, `< ${CCMANAGER_RATIO}x`, ff / ccmFf < CCMANAGER_RATIO);

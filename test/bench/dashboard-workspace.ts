@@ -71,6 +71,7 @@ export class DeckWorkspace {
       HOME: join(this.dir, 'home'),
       XDG_STATE_HOME: join(this.dir, 'state'),
       XDG_CONFIG_HOME: join(this.dir, 'config'),
+      XDG_CACHE_HOME: join(this.dir, 'cache'),
     };
     for (const k of Object.keys(env)) if (k.startsWith('AUTODECK_') || k === 'NO_COLOR' || k === 'TMUX' || k === 'TMUX_PANE') delete env[k];
     return env;

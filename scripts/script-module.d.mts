@@ -1,0 +1,1 @@
+export function asScriptModule(source: string, filename?: string): string;
