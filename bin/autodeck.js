@@ -48,12 +48,10 @@ async function full() {
   // cost a full collection).
   const v8 = likely && !process.env.AUTODECK_V8_DEFAULTS ? require('node:v8') : undefined;
   v8?.setFlagsFromString('--semi-space-growth-factor=1');
-  const { runCli } = await import('../dist/cli/cli.js');
-
-  // The dashboard is one bundled file (React in production mode); when it is likely wanted,
-  // loading it starts now, alongside the CLI's own start-up.
+  // The dashboard is one bundled file (React in production mode). When it is likely wanted,
+  // it is loaded first, and takes the dashboard's own call itself; anything else goes to the
+  // full CLI (which still uses the bundle loaded here to open a dashboard, for `demo`).
   const early = likely && process.stdout.isTTY && process.stdin.isTTY ? loadBundle() : undefined;
-  early?.catch(() => {}); // reported when awaited
   // Start-up is over 3 s in: the dashboard's code cache is written (when V8 did not take the
   // one there was), then the old space's growth is held. In that order: V8 refuses a code
   // cache made under other flags than the ones it is read with.
@@ -64,6 +62,17 @@ async function full() {
     }, 3000).unref();
   }
 
+  if (early) {
+    const bundle = await early;
+    // Node 20 only (V8 11): its first turn of the event loop after the start waited 30-50 ms
+    // for V8's background optimizing compiler (perf: the main thread on a condition
+    // variable; gone with --no-concurrent-recompilation). Taken here, with less queued, it
+    // costs ~15 ms and the first frame came ~30 ms sooner. On Node 22 it changed nothing and
+    // on Node 24 it cost ~10 ms (docs/performance.md, thirteenth pass).
+    if (Number(process.versions.v8.split('.')[0]) < 12) await new Promise((r) => setImmediate(r));
+    if (await bundle.dashboardEntry(process.argv.slice(2), bundle.runDashboard)) return;
+  }
+  const { runCli } = await import('../dist/cli/cli.js');
   runCli({ loadDashboard: async () => (await (early ?? loadBundle())).runDashboard });
 }
 

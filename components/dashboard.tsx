@@ -32,6 +32,9 @@ const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 
 type Next = { kind: 'quit' } | { kind: 'attach'; key: string };
 
+// The bin starts the dashboard's own call through the bundle itself (no ES module loaded).
+export { dashboardEntry } from '../src/entries/dashboard.js';
+
 /**
  * The dashboard (`autodeck`, `autodeck demo`): the supervisor in this process, adopting
  * orphaned loops first (SPEC 5.6), the Ink app over it, attach mode between renders, and

@@ -1,8 +1,9 @@
-import { parseArgs } from 'node:util';
 import { CliError, EXIT, type CommandContext, type DashboardLauncher } from './commands/context.js';
 import { quietOnEpipe, settle } from './cliExit.js';
 import { quickStatus } from './commands/quickStatus.js';
 import { startupMark } from './trace.js';
+import { commandSettings } from './cliSettings.js';
+import { quickDashboardArgs } from './dashboardArgs.js';
 
 // Everything else is imported when needed: the hooks run on every turn of the agent and
 // `status` in scripts, so starting fast matters more than tidy top-level imports.
@@ -122,35 +123,6 @@ export async function parseWithMeow(argv: string[]) {
   }
 }
 
-/**
- * The dashboard's own call, `autodeck [--setting VALUE]...`, parsed with node's parseArgs:
- * meow's chunk alone takes ~60 ms to import (docs/performance.md). Only settings flags, each
- * with a value (repeats: the last wins, a list setting collects); anything else, or
- * anything odd, goes through meow, which gives the full help and errors.
- */
-export async function quickDashboardArgs(argv: string[]): Promise<{ input: string[]; flags: Record<string, unknown> } | undefined> {
-  if (argv.length > 0 && !argv[0]!.startsWith('--')) return undefined;
-  if (argv.some((a) => a === '--help' || a === '--version' || a === '--')) return undefined;
-  const { SETTINGS_TABLE } = await import('./config/schema.js');
-  const options = Object.fromEntries(SETTINGS_TABLE.map((r) => [r.flag.slice(2), { type: 'string', multiple: true } as const]));
-  let values: Record<string, string[] | undefined>;
-  try {
-    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
-    values = parsed.values as Record<string, string[] | undefined>;
-  } catch {
-    return undefined;
-  }
-  const flags: Record<string, unknown> = {};
-  for (const r of SETTINGS_TABLE) {
-    const given = values[r.flag.slice(2)];
-    if (given === undefined) continue;
-    // a value meow would read otherwise (empty, or a flag-like word) goes through meow
-    if (given.some((v) => v === '' || v.startsWith('-'))) return undefined;
-    flags[r.flagKey] = r.kind.multiple ? given : given.at(-1);
-  }
-  return { input: [], flags };
-}
-
 export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promise<number> {
   startupMark('cli: main');
   // A hook answers Claude Code within a second and never fails it: no flags, no settings
@@ -168,21 +140,9 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
     return EXIT.usage;
   }
   const cwd = process.cwd();
-  const { resolveSettings, formatSettingError, AGENT_PROFILES } = await import('./config/settings.js');
-  const { value: settings, errors } = resolveSettings({ flags: cli.flags, env: process.env, cwd });
-  startupMark('cli: settings resolved');
-  if (errors.length > 0) {
-    process.stderr.write(`${formatSettingError(errors[0]!)}\n`);
-    return EXIT.usage;
-  }
-  if (command === 'run' || command === 'demo' || command === 'serve' || command === undefined) {
-    const { resolveProfile } = await import('./agents/userProfiles.js');
-    const profileError = AGENT_PROFILES.flatMap((name) => resolveProfile(name, settings.profiles).errors)[0];
-    if (profileError) {
-      process.stderr.write(`autodeck: ${profileError} (settings file)\n`);
-      return EXIT.usage;
-    }
-  }
+  const resolved = await commandSettings(cli.flags, command, cwd);
+  if ('exit' in resolved) return resolved.exit;
+  const { settings } = resolved;
   // Only where a dashboard may open: touching process.stdin costs other commands start-up time.
   const wantsDashboard = (command === undefined || command === 'demo') && ui.loadDashboard !== undefined;
   const tty = wantsDashboard && Boolean(process.stdin.isTTY && process.stdout.isTTY);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { quickDashboardArgs, parseWithMeow } from '../../src/cli.js';
+import { parseWithMeow } from '../../src/cli.js';
+import { quickDashboardArgs } from '../../src/dashboardArgs.js';
 
 // The dashboard's flags skip meow (start-up time); whatever the quick parser takes, it must
 // read exactly as meow does, and whatever it cannot read the same it must hand to meow.

@@ -7,13 +7,15 @@ import { SIM_AGENT } from '../helpers/cli.js';
 import { DashboardPane } from '../helpers/dashboardPane.js';
 import { waitFor } from '../helpers/wait.js';
 
-// The dashboard bundle's code cache as a user meets it (src/startup/scriptModule.ts): the
-// first start in a fresh HOME has none and writes it once start-up is over; the next start
-// takes it and shows the same dashboard. Real bin, real tmux, the start-up trace as witness.
+// The dashboard's start as a user meets it, in a terminal (tmux): the bundle's code cache
+// (src/startup/scriptModule.ts) is written by the first start in a fresh HOME and taken by
+// the next (the start-up trace as witness); the bundle's own parse of the call
+// (src/entries/dashboard.ts) refuses a bad setting as the full CLI does, and hands what it
+// does not take (--help) to the full CLI.
 
 const tmux = tmuxAvailable();
 
-describe.skipIf(!tmux.ok)('the dashboard\'s code cache', () => {
+describe.skipIf(!tmux.ok)('the dashboard\'s start in a terminal', () => {
   let ws: Workspace | undefined;
   const panes: DashboardPane[] = [];
 
@@ -49,4 +51,28 @@ describe.skipIf(!tmux.ok)('the dashboard\'s code cache', () => {
     expect(cacheStates()).toEqual(['miss', 'hit']);
     expect(readdirSync(cacheDir).filter((f) => f.endsWith('.v8cache'))).toHaveLength(1);
   }, 60_000);
+
+  it('refuses a bad setting with one line and exit 2, and hands --help to the full CLI', async () => {
+    const w = makeWorkspace('autodeck-dashstart-');
+    ws = w;
+    w.module('alpha', { scenario: {} });
+    const errFile = join(w.dir, 'stderr.txt');
+    const bad = await DashboardPane.start({ ws: w, name: 'bad', args: ['--root', w.root, '--db', w.db, '--heartbeat', 'soon'], env: DashboardPane.envFor(w), stderrFile: errFile });
+    panes.push(bad);
+    await waitFor(() => bad.exitCode() !== undefined, 'the refused start to exit');
+    expect(bad.exitCode()).toBe(2);
+    const err = readFileSync(errFile, 'utf8');
+    expect(err.trim().split('\n'), err).toHaveLength(1);
+    expect(err).toMatch(/--heartbeat/);
+    expect(existsSync(w.db)).toBe(false); // nothing opened
+
+    const help = await DashboardPane.start({ ws: w, name: 'help', args: ['--root', w.root, '--help'], env: DashboardPane.envFor(w) });
+    panes.push(help);
+    await waitFor(() => help.exitCode() !== undefined, 'the help to exit');
+    expect(help.exitCode()).toBe(0);
+    const screen = await help.screen();
+    expect(screen).toMatch(/· AUTODECK_[A-Z_]+ ·/); // meow's help, with the settings table
+    expect(screen).not.toMatch(/MODULE\s+STATE/);
+  }, 60_000);
 });
+
