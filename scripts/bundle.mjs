@@ -13,7 +13,7 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { escapeNonAscii } from './ascii.mjs';
-import { keepBuiltinsLazy } from './interop.mjs';
+import { keepBuiltinsLazy, shareNamespaces } from './interop.mjs';
 import { asScriptModule } from './script-module.mjs';
 
 /**
@@ -81,11 +81,12 @@ const results = await Promise.all([
   build({ ...common, entryPoints: { cli: 'dist/src/cli.js' }, outdir: 'dist/cli', splitting: true, chunkNames: 'chunks/[name]-[hash]' }),
 ]);
 // Every output ASCII only, regex literals included (see ascii.mjs), and its interop helper
-// leaving Node's lazy built-in exports unloaded (see interop.mjs); the dashboard's made a
+// leaving Node's lazy built-in exports unloaded and one namespace per module (see
+// interop.mjs); the dashboard's made a
 // script module (see script-module.mjs).
 for (const file of results.flatMap((r) => Object.keys(r.metafile.outputs))) {
   const text = readFileSync(file, 'utf8');
-  const lazy = keepBuiltinsLazy(escapeNonAscii(text));
+  const lazy = shareNamespaces(keepBuiltinsLazy(escapeNonAscii(text)));
   const out = file === 'dist/dashboard.bundle.js' ? asScriptModule(lazy, file) : lazy;
   if (out !== text) writeFileSync(file, out);
 }

@@ -13,6 +13,8 @@ export const shellQuote = (): typeof import('shell-quote') => require('shell-quo
 export const xterm = (): typeof import('@xterm/headless') => require('@xterm/headless') as typeof import('@xterm/headless');
 export const xtermUnicode11 = (): typeof import('@xterm/addon-unicode11') => require('@xterm/addon-unicode11') as typeof import('@xterm/addon-unicode11');
 export const xtermSerialize = (): typeof import('@xterm/addon-serialize') => require('@xterm/addon-serialize') as typeof import('@xterm/addon-serialize');
+// The pseudo-terminals' native module: only once a loop starts in one.
+export const nodePty = (): typeof import('node-pty') => require('node-pty') as typeof import('node-pty');
 export const chokidar = (): typeof import('chokidar') => require('chokidar') as typeof import('chokidar');
 export const childProcess = (): typeof import('node:child_process') => require('node:child_process') as typeof import('node:child_process');
 const crypto = (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto');

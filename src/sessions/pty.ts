@@ -1,7 +1,7 @@
-import pty from 'node-pty';
+import type { IPty } from 'node-pty';
 import type { IBuffer, Terminal } from '@xterm/headless';
 import type { SerializeAddon } from '@xterm/addon-serialize';
-import { xterm, xtermSerialize } from '../lazy.js';
+import { nodePty, xterm, xtermSerialize } from '../lazy.js';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
 import { TextScrollback } from './scrollback.js';
 
@@ -36,7 +36,7 @@ export class PtySession implements Session {
   readonly backend = 'pty' as const;
   readonly name: string;
   readonly pid: number;
-  private readonly proc: pty.IPty;
+  private readonly proc: IPty;
   private readonly term: Terminal;
   private exitInfo: SessionExit | undefined;
   private readonly exitListeners: ((e: SessionExit) => void)[] = [];
@@ -56,7 +56,7 @@ export class PtySession implements Session {
     const [file, ...args] = spec.argv;
     if (!file) throw new Error('empty agent command');
     // node-pty execs the file directly (no shell), in a new session: pid is the group leader.
-    this.proc = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: spec.cwd, env: spec.env });
+    this.proc = nodePty().spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: spec.cwd, env: spec.env });
     this.pid = this.proc.pid;
     this.proc.onData((data) => {
       if (this.disposed) return;
