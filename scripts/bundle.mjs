@@ -15,6 +15,7 @@ import { builtinModules } from 'node:module';
 import { escapeNonAscii } from './ascii.mjs';
 import { keepBuiltinsLazy, shareNamespaces } from './interop.mjs';
 import { asScriptModule } from './script-module.mjs';
+import { lazyBuiltins } from './lazy-builtins.mjs';
 
 /**
  * Node's built-in modules are loaded with require() in the ES-module bundles, not import.
@@ -56,7 +57,7 @@ const results = await Promise.all([
     // covers it on every Node line: no import left, require and import.meta.url come in as
     // the function's parameters.
     banner: {},
-    plugins: [importsByRequire(common.external)],
+    plugins: [lazyBuiltins(['node:child_process', 'child_process']), importsByRequire(common.external)],
     external: [...common.external, './devtools.js'], // Ink's React devtools hook, never used
     define: { 'process.env.NODE_ENV': '"production"', 'Intl.Segmenter': 'LazyGraphemeSegmenter', 'import.meta.url': '__importMetaUrl' },
     // Start-up (issue 12): Ink's text libraries build grapheme segmenters as they load; this
