@@ -115,14 +115,16 @@ export function loadScriptModule(file: string, cacheDir: string | undefined): Lo
   const run = script.runInThisContext() as (require: NodeRequire, importMetaUrl: string) => unknown;
   if (typeof run !== 'function') throw new Error(`${file} is not a script module (it does not evaluate to a function)`);
   const exports = run(createRequire(file), pathToFileURL(file).href);
-  let saved = false;
+  // Held only until the cache is written: the dashboard lives for days.
+  let toSave: Script | undefined = state === 'miss' || state === 'rejected' ? script : undefined;
   return {
     exports,
     state,
     saveCache() {
-      if (saved || state === 'hit' || state === 'off') return false;
-      saved = true;
-      return writeCache(cacheDir!, cacheFile!, key, script.createCachedData());
+      if (toSave === undefined) return false;
+      const data = toSave.createCachedData();
+      toSave = undefined;
+      return writeCache(cacheDir!, cacheFile!, key, data);
     },
   };
 }

@@ -95,6 +95,16 @@ describe('codeCacheDir', () => {
   });
 });
 
+/** A module tagged 'one' in a fresh folder, loaded once so that its cache is written. */
+function cached(): { dir: string; file: string; cacheDir: string; cacheFile: string } {
+  const dir = tempDir();
+  const file = join(dir, 'bundle.js');
+  const cacheDir = join(dir, 'cache');
+  writeFileSync(file, moduleSource('one'));
+  expect(load(file, cacheDir).saved[0]).toBe(true);
+  return { dir, file, cacheDir, cacheFile: join(cacheDir, cacheFileName(file, process.version, process.arch)) };
+}
+
 describe('loadScriptModule', () => {
   it('runs the module, writes the cache once, and the next start takes it', () => {
     const dir = tempDir();
@@ -120,11 +130,7 @@ describe('loadScriptModule', () => {
   });
 
   it('never runs a cache made from another version of the file, even one of the same length', () => {
-    const dir = tempDir();
-    const file = join(dir, 'bundle.js');
-    const cacheDir = join(dir, 'cache');
-    writeFileSync(file, moduleSource('one'));
-    load(file, cacheDir);
+    const { file, cacheDir } = cached();
     const before = statSync(file);
     writeFileSync(file, moduleSource('two')); // same length, same inode
     utimesSync(file, before.atime, new Date(before.mtimeMs + 1000));
@@ -137,12 +143,7 @@ describe('loadScriptModule', () => {
   });
 
   it('survives a damaged cache: V8 rejects it, the module runs, and a good one replaces it', () => {
-    const dir = tempDir();
-    const file = join(dir, 'bundle.js');
-    const cacheDir = join(dir, 'cache');
-    writeFileSync(file, moduleSource('one'));
-    load(file, cacheDir);
-    const cacheFile = join(cacheDir, cacheFileName(file, process.version, process.arch));
+    const { file, cacheDir, cacheFile } = cached();
     const [header] = readFileSync(cacheFile, 'latin1').split('\n');
     writeFileSync(cacheFile, `${header}\n${'garbage'.repeat(100)}`, { mode: 0o600 });
     const damaged = load(file, cacheDir);
@@ -153,12 +154,7 @@ describe('loadScriptModule', () => {
   });
 
   it('does not read a cache that another user could have written', () => {
-    const dir = tempDir();
-    const file = join(dir, 'bundle.js');
-    const cacheDir = join(dir, 'cache');
-    writeFileSync(file, moduleSource('one'));
-    load(file, cacheDir);
-    const cacheFile = join(cacheDir, cacheFileName(file, process.version, process.arch));
+    const { file, cacheDir, cacheFile } = cached();
     chmodSync(cacheFile, 0o666);
     expect(load(file, cacheDir, false).state).toBe('miss');
     chmodSync(cacheFile, 0o600);
