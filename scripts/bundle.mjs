@@ -81,10 +81,9 @@ const results = await Promise.all([
   }),
   build({ ...common, entryPoints: { cli: 'dist/src/cli.js' }, outdir: 'dist/cli', splitting: true, chunkNames: 'chunks/[name]-[hash]' }),
 ]);
-// Every output ASCII only, regex literals included (see ascii.mjs), and its interop helper
-// leaving Node's lazy built-in exports unloaded and one namespace per module (see
-// interop.mjs); the dashboard's made a
-// script module (see script-module.mjs).
+// Every output ASCII only, regex literals included (see ascii.mjs), its interop helper
+// leaving Node's lazy built-in exports unloaded and handing out one namespace per module
+// (see interop.mjs); the dashboard's made a script module (see script-module.mjs).
 for (const file of results.flatMap((r) => Object.keys(r.metafile.outputs))) {
   const text = readFileSync(file, 'utf8');
   const lazy = shareNamespaces(keepBuiltinsLazy(escapeNonAscii(text)));

@@ -40,6 +40,10 @@ export function xdgConfigHome(env: NodeJS.ProcessEnv = process.env): string {
   return xdgDir(env.XDG_CONFIG_HOME, env, '.config');
 }
 
+export function xdgCacheHome(env: NodeJS.ProcessEnv = process.env): string {
+  return xdgDir(env.XDG_CACHE_HOME, env, '.cache');
+}
+
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdgStateHome(env), 'autodeck', 'state.db');
 }

@@ -1,9 +1,9 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { xdgCacheHome } from '../paths.js';
 import { startupMark } from '../trace.js';
 
 // A bundle built as a script module (scripts/script-module.mjs): one async function
@@ -36,11 +36,9 @@ export interface LoadedScriptModule {
 const HEADER = 'autodeck-code-cache 1';
 
 /** Where code caches live: $XDG_CACHE_HOME/autodeck/code (or ~/.cache/...); undefined turns them off. */
-export function codeCacheDir(env: NodeJS.ProcessEnv, home: string = env.HOME || homedir()): string | undefined {
+export function codeCacheDir(env: NodeJS.ProcessEnv): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE) return undefined; // Node's own switch for its compile cache
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg && xdg.startsWith('/') ? xdg : home ? join(home, '.cache') : undefined;
-  return base ? join(base, 'autodeck', 'code') : undefined;
+  return join(xdgCacheHome(env), 'autodeck', 'code');
 }
 
 /** One cache file per script path and Node build: two installs, or two Node versions, do not overwrite each other's. */

@@ -79,11 +79,10 @@ describe('asScriptModule (the build step)', () => {
 
 describe('codeCacheDir', () => {
   it('is the user\'s own cache folder, and off with Node\'s switch for its compile cache', () => {
-    expect(codeCacheDir({ XDG_CACHE_HOME: '/x/cache' }, '/home/u')).toBe('/x/cache/autodeck/code');
-    expect(codeCacheDir({ XDG_CACHE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.cache/autodeck/code');
-    expect(codeCacheDir({}, '/home/u')).toBe('/home/u/.cache/autodeck/code');
-    expect(codeCacheDir({ HOME: '/h' })).toBe('/h/.cache/autodeck/code');
-    expect(codeCacheDir({ NODE_DISABLE_COMPILE_CACHE: '1' }, '/home/u')).toBeUndefined();
+    expect(codeCacheDir({ XDG_CACHE_HOME: '/x/cache', HOME: '/home/u' })).toBe('/x/cache/autodeck/code');
+    expect(codeCacheDir({ XDG_CACHE_HOME: 'relative', HOME: '/home/u' })).toBe('/home/u/.cache/autodeck/code');
+    expect(codeCacheDir({ HOME: '/home/u' })).toBe('/home/u/.cache/autodeck/code');
+    expect(codeCacheDir({ NODE_DISABLE_COMPILE_CACHE: '1', HOME: '/home/u' })).toBeUndefined();
   });
 
   it('names one cache per script path and Node build', () => {
