@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute, resolve } from 'node:path';
 import { agentFileText } from './safeRead.js';
 import { currentIdentity } from './signal.js';
@@ -45,17 +45,18 @@ function realRoots(roots: readonly string[]): string[] {
 export function discoverModules(roots: readonly string[]): TaskModule[] {
   const found = new Map<string, TaskModule>();
   for (const root of realRoots(roots)) {
-    let entries: string[];
+    let entries: Dirent[];
     try {
-      entries = readdirSync(root);
+      // The entries' types come with the listing: a folder costs no stat of its own.
+      entries = readdirSync(root, { withFileTypes: true });
     } catch {
       continue;
     }
-    for (const name of entries) {
-      const dir = join(root, name);
+    for (const entry of entries) {
+      const dir = join(root, entry.name);
       try {
-        if (!statSync(dir).isDirectory() || !isTaskModuleDir(dir)) continue;
-        const real = realpathSync.native(dir); // one syscall; the JS one lstats each part of the path
+        const real = realFolder(entry, dir);
+        if (real === undefined || !isTaskModuleDir(real)) continue;
         if (!found.has(real)) found.set(real, { name: basename(real), dir: real, root });
       } catch {
         /* vanished or unreadable: not a module now */
@@ -63,6 +64,17 @@ export function discoverModules(roots: readonly string[]): TaskModule[] {
     }
   }
   return [...found.values()].sort((a, b) => byText(a.name, b.name) || byText(a.dir, b.dir));
+}
+
+/**
+ * The real path of a root's entry when it is a folder (or a link to one), else undefined.
+ * A folder under a real root is its own real path; only a link is resolved. The discovery
+ * runs every few seconds per root, so the common case costs no system call here.
+ */
+function realFolder(entry: Dirent, path: string): string | undefined {
+  if (entry.isDirectory()) return path;
+  if (!entry.isSymbolicLink() || !statSync(path).isDirectory()) return undefined;
+  return realpathSync.native(path); // one syscall; the JS one lstats each part of the path
 }
 
 /**

@@ -65,6 +65,21 @@ describe('discovery and resolution', () => {
     const ws2 = tree({ 'R/beta/.index.json': '{}', 'R/Alpha/.index.json': '{}', 'R/alpha/.index.json': '{}', 'R/Gamma/.index.json': '{}', 'R/delta/.index.json': '{}' });
     expect(discoverModules([join(ws2, 'R')]).map((m) => m.name)).toEqual(['alpha', 'Alpha', 'beta', 'delta', 'Gamma']);
   });
+  it('follows a link to a module folder elsewhere, by its real path; files and dangling links are no modules', () => {
+    const ws3 = tree({ 'R/own/.index.json': '{}', 'R/.index.json': '{}', 'R/file.txt': 'x', 'out/linked/.index.md': '---\nstatus: draft\n---\n' });
+    const r = join(ws3, 'R');
+    symlinkSync(join(ws3, 'out', 'linked'), join(r, 'alias'));
+    symlinkSync(join(ws3, 'R', 'file.txt'), join(r, 'to-file'));
+    symlinkSync(join(ws3, 'gone'), join(r, 'dangling'));
+    // the root reached through a link of its own: modules still come out under real paths
+    symlinkSync(r, join(ws3, 'root-link'));
+    for (const given of [r, join(ws3, 'root-link')]) {
+      expect(discoverModules([given])).toEqual([
+        { name: 'linked', dir: join(ws3, 'out', 'linked'), root: r },
+        { name: 'own', dir: join(r, 'own'), root: r },
+      ]);
+    }
+  });
   it('resolves relative paths to real paths under a root', () => {
     const r = resolveModule('AiTasks/a mod', [root], ws);
     expect(r).toEqual({ ok: true, module: { name: 'a mod', dir: join(root, 'a mod'), root } });
