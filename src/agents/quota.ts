@@ -115,6 +115,8 @@ function lastStopLine(lines: string[]): number | undefined {
 
 function isStopLine(lines: string[], i: number): boolean {
   const bare = stripDecorations(lines[i]!);
+  // No letter or digit (most of a screen is blank): no pattern can match, `mid` ones included.
+  if (bare === '') return false;
   // `error: usage limit reached — …`, `Error: You've hit your usage limit`: the message after an error label
   const unlabelled = bare.replace(ERROR_LABEL, '');
   if (WARNING_HEADS.some((re) => re.test(bare) || re.test(unlabelled))) return false;
