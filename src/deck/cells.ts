@@ -1,5 +1,5 @@
 import prettyMs from 'pretty-ms';
-import { activeMs } from '../supervisor/limits.js';
+import { activeBase, activeMsSince, type ActiveBase } from '../supervisor/limits.js';
 import { printable } from '../format/event.js';
 import type { DeckRow } from './deck.js';
 import type { Outcome } from '../store/runs.js';
@@ -164,6 +164,29 @@ interface Timeless {
   cells: RowCells;
   /** Its step is a quota wait's countdown, worked out at each look. */
   countdown: boolean;
+  /** The row's times, parsed once (the clocks are worked out from them every second). */
+  times: RowTimes;
+}
+
+interface RowTimes {
+  /** A loop's: what its active time counts from. */
+  active?: ActiveBase;
+  /** A loop's last signal, or the end of a module's last run. */
+  lastMs?: number;
+  quotaUntilMs?: number;
+  /** A loop's timeout, as ELAPSED shows it after the slash. */
+  timeout?: string;
+}
+
+function rowTimes(row: DeckRow): RowTimes {
+  const loop = row.loop;
+  if (!loop) return row.lastRun ? { lastMs: Date.parse(row.lastRun.endedAt) } : {};
+  return {
+    active: activeBase(loop),
+    ...(loop.lastSignalAt ? { lastMs: Date.parse(loop.lastSignalAt) } : {}),
+    ...(row.quotaUntil ? { quotaUntilMs: Date.parse(row.quotaUntil) } : {}),
+    timeout: minutes(loop.timeoutMinutes),
+  };
 }
 
 /**
@@ -185,7 +208,7 @@ function timelessCells(row: DeckRow, limits: CellLimits): Timeless {
       step: '', lastSignal: '',
       iterationFill: last ? fill(last.iterations, last.maxIterations) : undefined,
     };
-    return { limits, cells, countdown: false };
+    return { limits, cells, countdown: false, times: rowTimes(row) };
   }
   const threshold = Number(loop.settings.stallThreshold) || limits.stallThreshold;
   const total = Number(loop.settings.recoveryTotal) || limits.recoveryTotal;
@@ -206,7 +229,7 @@ function timelessCells(row: DeckRow, limits: CellLimits): Timeless {
     recoveries: `${loop.recoveryStep}/${loop.recoveryTotal}${total ? ` of ${total}` : ''}`,
     lastSignal: '',
   };
-  return { limits, cells, countdown };
+  return { limits, cells, countdown, times: rowTimes(row) };
 }
 
 /** The cells rowCells works out from `now` (a quota's countdown is the step's): the only ones time alone changes. */
@@ -223,19 +246,17 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
     timelessByRow.set(row, t);
   }
   const loop = row.loop;
-  if (!loop) {
-    const last = row.lastRun;
-    return { ...t.cells, lastSignal: last ? endedAgo(now - Date.parse(last.endedAt)) : '' };
-  }
+  const times = t.times;
+  if (!loop) return { ...t.cells, lastSignal: times.lastMs !== undefined ? endedAgo(now - times.lastMs) : '' };
   const live = loop.status !== 'failed' && loop.status !== 'suspended';
-  const active = live ? activeMs(loop, now) : 0;
+  const active = live ? activeMsSince(times.active!, now) : 0;
   const cells: RowCells = {
     ...t.cells,
-    elapsed: `${clockDuration(active)}/${minutes(loop.timeoutMinutes)}`,
+    elapsed: `${clockDuration(active)}/${times.timeout!}`,
     elapsedFill: live ? fill(active, loop.timeoutMinutes * 60_000) : undefined,
-    lastSignal: loop.lastSignalAt ? shortAge(now - Date.parse(loop.lastSignalAt)) : '-',
+    lastSignal: times.lastMs !== undefined ? shortAge(now - times.lastMs) : '-',
   };
-  if (t.countdown) cells.step = printable(quotaStep(Date.parse(row.quotaUntil!) - now));
+  if (t.countdown) cells.step = printable(quotaStep(times.quotaUntilMs! - now));
   return cells;
 }
 

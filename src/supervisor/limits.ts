@@ -37,9 +37,24 @@ export function outcomeOfStopSignal(signal: Pick<Signal, 'step' | 'result'>): Ou
 
 /** Time the loop has been working: wall time since start less the time spent waiting on quota. */
 export function activeMs(loop: Pick<LoopRow, 'startedAt' | 'quotaWaitMs' | 'quotaWaitSince'>, now: number): number {
-  const started = Date.parse(loop.startedAt);
-  const waiting = loop.quotaWaitSince ? Math.max(0, now - Date.parse(loop.quotaWaitSince)) : 0;
-  return Math.max(0, now - started - loop.quotaWaitMs - waiting);
+  return activeMsSince(activeBase(loop), now);
+}
+
+/** What activeMs reckons from, parsed once: the start, the quota waits ended, the one under way. */
+export interface ActiveBase {
+  startedMs: number;
+  quotaWaitMs: number;
+  /** When the quota wait under way began; undefined when none is. */
+  quotaSinceMs: number | undefined;
+}
+
+export function activeBase(loop: Pick<LoopRow, 'startedAt' | 'quotaWaitMs' | 'quotaWaitSince'>): ActiveBase {
+  return { startedMs: Date.parse(loop.startedAt), quotaWaitMs: loop.quotaWaitMs, quotaSinceMs: loop.quotaWaitSince ? Date.parse(loop.quotaWaitSince) : undefined };
+}
+
+export function activeMsSince(base: ActiveBase, now: number): number {
+  const waiting = base.quotaSinceMs !== undefined ? Math.max(0, now - base.quotaSinceMs) : 0;
+  return Math.max(0, now - base.startedMs - base.quotaWaitMs - waiting);
 }
 
 /** A limit the loop has reached, or undefined (SPEC 5.2). The iteration limit comes first. */
