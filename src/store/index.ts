@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { openDb, type Db } from './db.js';
 import { pragma } from './statements.js';
 import { LoopStore } from './loops.js';
@@ -15,8 +16,11 @@ export class Store {
   readonly agentState: AgentStateStore;
   readonly hookProgress: HookProgressStore;
   readonly iterations: IterationSpendStore;
+  /** One transaction function for every tx: better-sqlite3 builds five wrappers per transaction() call. */
+  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
   constructor(readonly db: Db) {
+    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.loops = new LoopStore(db);
     this.runs = new RunStore(db);
     this.events = new EventStore(db);
@@ -50,11 +54,11 @@ export class Store {
     let done = false;
     let result: T | undefined;
     try {
-      return this.db.transaction(() => {
+      return this.inTransaction[mode](() => {
         result = fn();
         done = true;
         return result;
-      })[mode]();
+      }) as T;
     } catch (err) {
       // A write inside failed with a full disk, was handled there (kept for later), and
       // SQLite rolled the transaction back by itself: nothing is left to commit.
