@@ -139,6 +139,28 @@ describe('the state database', () => {
     await exited;
   });
 
+  it('tx returns what its function returns, nests (an inner failure caught rolls back the inner part only) and rolls back on a throw', () => {
+    const store = Store.open(dbPath());
+    const event = (kind: 'started' | 'signal' | 'ended') => ({ at: '2026-11-26T00:00:00.000Z', session: 's', taskDir: '/t/a', kind, detail: {} });
+    expect(store.tx(() => {
+      store.events.insert(event('started'));
+      try {
+        store.tx(() => {
+          store.events.insert(event('signal'));
+          throw new Error('inner');
+        });
+      } catch { /* the inner part is undone, the outer goes on */ }
+      return 7;
+    })).toBe(7);
+    expect(() => store.tx(() => {
+      store.events.insert(event('ended'));
+      throw new Error('outer');
+    }, 'immediate')).toThrow('outer');
+    expect(store.events.list(5).map((e) => e.kind)).toEqual(['started']);
+    expect(store.db.inTransaction).toBe(false);
+    store.close();
+  });
+
   it('retryBusy tries a busy step again until it works or the time is spent', () => {
     const busy = (): never => { throw new Database.SqliteError('database is locked', 'SQLITE_BUSY'); };
     let tries = 0;
