@@ -20,6 +20,11 @@ interface TableProps {
   emptyText: string;
 }
 
+/** The same objects in the same order (the deck replaces a row that changed, never changes one). */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 const isLive = (r: DeckRow): boolean => r.loop !== undefined && r.loop.status !== 'failed' && r.loop.status !== 'suspended';
 
 /** One line of a column: its text, and a style when it has one. */
@@ -122,13 +127,28 @@ export function Table({ rows, columns, selected, height, width, limits, emptyTex
   const lines = tableLines(columns, widths, cellsAt(now, shown), selectedLine, theme);
   useLayoutEffect(() => {
     if (!live || shown.length === 0) return;
+    // The last lines worked out, and from which rows: a column time does not move is the same while they are.
+    let last: { rows: readonly DeckRow[]; lines: readonly (readonly string[] | undefined)[] } | undefined;
     return live.add({
       columns: columns.map((_, ci) => ({ box: boxes.current[ci] ?? null, width: widths[ci]!, drawn: lines[ci]!.map((l) => l.text) })),
       // the rows as they are now: a plain change React was spared is drawn from here
       // a clock's tick works out only the columns time moves (the rest is as Ink drew it)
       linesAt: (t, all) => {
-        const cells = cellsAt(t, live.current(shown));
-        return columns.map((c, ci) => (all || TIMED_CELLS.has(c.id) ? columnText(c, widths[ci]!, cells, selectedLine, theme).map((l) => l.text) : undefined));
+        const now = live.current(shown);
+        const sameRows = last !== undefined && sameItems(last.rows, now);
+        const cells = cellsAt(t, now);
+        const out = columns.map((c, ci) => {
+          const timed = TIMED_CELLS.has(c.id);
+          if (!all && !timed) return undefined;
+          // all: every tick while React is behind the rows; most columns stay put between two ticks
+          const before = last?.lines[ci];
+          if (!timed && sameRows && before) return before;
+          const text = columnText(c, widths[ci]!, cells, selectedLine, theme).map((l) => l.text);
+          // the same lines as before (another row's step, a step without a countdown): the same array, which the writer knows
+          return before && sameItems(before, text) ? before : text;
+        });
+        last = { rows: now, lines: out };
+        return out;
       },
       ticking: ticking || rows.some((r) => r.lastRun),
       redraw,

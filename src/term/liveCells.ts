@@ -49,28 +49,57 @@ export function overlayBlocks(frame: Grid, blocks: readonly LiveBlock[]): { grid
   let stale = false;
   let cells: Cell[][] | undefined;
   for (const b of blocks) {
-    if (b.lines.length !== b.drawn.length || b.lines.every((l, i) => l === b.drawn[i])) {
-      if (b.lines.length !== b.drawn.length) stale = true;
-      continue;
-    }
-    if (!fits(frame, b)) {
+    const patch = patchOf(frame, b);
+    if (patch === 'stale') {
       stale = true;
       continue;
     }
-    cells ??= frame.cells.slice();
-    for (let i = 0; i < b.lines.length; i++) {
-      const line = b.lines[i]!.trimEnd();
-      if (line === b.drawn[i]!.trimEnd()) continue;
+    for (const [i, line] of patch) {
+      cells ??= frame.cells.slice();
       const y = b.y + i;
       const row = (cells[y] = cells[y] === frame.cells[y] ? frame.cells[y]!.slice() : cells[y]!);
-      const style = frame.cells[y]![b.x]!;
-      for (let j = 0; j < b.width; j++) {
-        const ch = line[j];
-        row[b.x + j] = ch === undefined ? BLANK : styledCell(style, ch);
-      }
+      for (let j = 0; j < b.width; j++) row[b.x + j] = line[j]!;
     }
   }
   return { grid: cells ? { cols: frame.cols, rows: frame.rows, cells } : frame, stale };
+}
+
+/** A block's cells over a frame, by line index (lines that differ from Ink's only), or 'stale': Ink must draw. */
+type Patch = Map<number, readonly Cell[]> | 'stale';
+
+/**
+ * The patches last worked out, by the block's lines array: the columns time does not move
+ * keep their lines array from tick to tick, and their patch with it (no text compared again).
+ */
+const patches = new WeakMap<readonly string[], { frame: Grid; block: LiveBlock; patch: Patch }>();
+
+function patchOf(frame: Grid, b: LiveBlock): Patch {
+  const known = patches.get(b.lines);
+  if (known && known.frame === frame && known.block.drawn === b.drawn && known.block.x === b.x && known.block.y === b.y && known.block.width === b.width) {
+    return known.patch;
+  }
+  const patch = makePatch(frame, b);
+  patches.set(b.lines, { frame, block: b, patch });
+  return patch;
+}
+
+function makePatch(frame: Grid, b: LiveBlock): Patch {
+  const out = new Map<number, readonly Cell[]>();
+  if (b.lines.length !== b.drawn.length) return 'stale';
+  if (b.lines.every((l, i) => l === b.drawn[i])) return out;
+  if (!fits(frame, b)) return 'stale';
+  for (let i = 0; i < b.lines.length; i++) {
+    const line = b.lines[i]!.trimEnd();
+    if (line === b.drawn[i]!.trimEnd()) continue;
+    const style = frame.cells[b.y + i]![b.x]!;
+    const cells: Cell[] = [];
+    for (let j = 0; j < b.width; j++) {
+      const ch = line[j];
+      cells.push(ch === undefined ? BLANK : styledCell(style, ch));
+    }
+    out.set(i, cells);
+  }
+  return out;
 }
 
 /**

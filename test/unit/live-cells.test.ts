@@ -71,4 +71,27 @@ describe('overlayBlocks', () => {
     expect(overlayBlocks(ink, [block({ x: 25 })]).stale).toBe(true);
     expect(overlayBlocks(ink, [block({ y: 3 })]).stale).toBe(true);
   });
+
+  it('works a block out again when the same lines come over another frame or at another place (a column whose text time does not move)', () => {
+    const lines = ['1m 06s', '10s'];
+    const drawn = ['1m 05s', '9s'];
+    const ink = frame([{ x: 10, y: 1, text: '1m 05s' }, { x: 10, y: 2, text: '9s' }]);
+    const first = overlayBlocks(ink, [block({ lines, drawn })]);
+    expect(cellsText(first.grid.cells[1]!, 10, 8)).toBe('1m 06s');
+    // the same lines at the next tick: the same cells
+    expect(gridText(overlayBlocks(ink, [block({ lines, drawn })]).grid)).toBe(gridText(first.grid));
+    // a dialog over the table in Ink's next frame: left alone, and Ink asked to draw
+    const dialog = frame([{ x: 5, y: 1, text: '┌ Start a loop ───────┐' }, { x: 10, y: 2, text: '9s' }]);
+    const over = overlayBlocks(dialog, [block({ lines, drawn })]);
+    expect(over.stale).toBe(true);
+    expect(over.grid).toBe(dialog);
+    // the table moved down a line in a new frame: drawn where it is now
+    const moved = frame([{ x: 10, y: 2, text: '1m 05s' }, { x: 10, y: 3, text: '9s' }]);
+    const below = overlayBlocks(moved, [block({ lines, drawn, y: 2 })]);
+    expect(gridText(below.grid).split('\n').slice(1)).toEqual(['', '          1m 06s', '          10s']);
+    // and over the first frame at the old place again, as before
+    expect(gridText(overlayBlocks(ink, [block({ lines, drawn })]).grid)).toBe(gridText(first.grid));
+    // at the old place over the moved frame: not what Ink drew there, so left alone
+    expect(overlayBlocks(moved, [block({ lines, drawn })]).stale).toBe(true);
+  });
 });
