@@ -214,7 +214,8 @@ export class FrameWriter extends Writable {
   }
 
   private inkScreen(): Grid {
-    return gridOfBuffer(this.term.buffer.active, this.term.cols, this.term.rows);
+    // Ink's last frame lends the rows this one did not change (the diff skips a row it already sent).
+    return gridOfBuffer(this.term.buffer.active, this.term.cols, this.term.rows, this.inkFrame);
   }
 
   /** `frame` with the live cells at this moment; asks Ink to draw when one cannot be placed. */

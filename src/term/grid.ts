@@ -75,31 +75,43 @@ function flagsOf(cell: IBufferCell): number {
   return f;
 }
 
-/** The visible screen of an xterm buffer (the viewport), cell by cell. */
-export function gridOfBuffer(buffer: IBuffer, cols: number, rows: number): Grid {
+/**
+ * The visible screen of an xterm buffer (the viewport), cell by cell. Given the grid it
+ * made last (`previous`, of the same size), cells and rows that did not change are that
+ * grid's own objects: an Ink frame changes a few rows of fifty, and a row that is the same
+ * array is skipped by the frame diff (and costs no memory).
+ */
+export function gridOfBuffer(buffer: IBuffer, cols: number, rows: number, previous?: Grid): Grid {
+  const before = previous && previous.cols === cols && previous.rows === rows ? previous.cells : undefined;
   const cells: Cell[][] = [];
   let scratch: IBufferCell | undefined;
   for (let y = 0; y < rows; y++) {
     const line = buffer.getLine(buffer.viewportY + y);
-    const row: Cell[] = [];
+    const old = before?.[y];
+    // Made only from the first cell that differs from the old row's (until then, the old row is the row).
+    let row: Cell[] | undefined = old ? undefined : [];
     for (let x = 0; x < cols; x++) {
       scratch = line?.getCell(x, scratch);
-      if (!scratch) {
-        row.push(BLANK);
-        continue;
-      }
-      const width = scratch.getWidth();
-      const fg = colorOf('fg', scratch);
-      const bg = colorOf('bg', scratch);
-      const flags = flagsOf(scratch);
-      const chars = width === 0 ? '' : scratch.getChars() || ' ';
-      // Most cells of a dashboard are default blanks: share one object for them.
-      if (chars === ' ' && width === 1 && fg === DEFAULT_COLOR && bg === DEFAULT_COLOR && flags === 0) row.push(BLANK);
-      else row.push({ chars, width, fg, bg, flags });
+      const cell = scratch ? cellOf(scratch, old?.[x]) : BLANK;
+      if (row) row.push(cell);
+      else if (cell !== old![x]) (row = old!.slice(0, x)).push(cell);
     }
-    cells.push(row);
+    cells.push(row ?? old!);
   }
   return { cols, rows, cells };
+}
+
+/** One buffer cell as a Cell: `reuse` when it says the same, the shared BLANK for a default blank. */
+function cellOf(scratch: IBufferCell, reuse: Cell | undefined): Cell {
+  const width = scratch.getWidth();
+  const fg = colorOf('fg', scratch);
+  const bg = colorOf('bg', scratch);
+  const flags = flagsOf(scratch);
+  const chars = width === 0 ? '' : scratch.getChars() || ' ';
+  // Most cells of a dashboard are default blanks: share one object for them.
+  if (chars === ' ' && width === 1 && fg === DEFAULT_COLOR && bg === DEFAULT_COLOR && flags === 0) return BLANK;
+  if (reuse && reuse.chars === chars && reuse.width === width && reuse.fg === fg && reuse.bg === bg && reuse.flags === flags) return reuse;
+  return { chars, width, fg, bg, flags };
 }
 
 /** The screen's text, one line per row, trailing blanks dropped (as `tmux capture-pane -p` prints it). */

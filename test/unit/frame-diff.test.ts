@@ -147,3 +147,29 @@ describe('diffFrames', () => {
     expect(diffFrames(blankGrid(10, 3), g, { sync: false })).toMatch(/^\x1b\[0m\x1b\[H\x1b\[2J/);
   });
 });
+
+describe('gridOfBuffer given the grid it made last', () => {
+  it('lends the rows and cells that did not change, and reads what did as a fresh read does', async () => {
+    const term = newTerm(20, 4);
+    await feed(term, 'mod-01  \x1b[33m1m 05s\x1b[0m\r\nmod-02  9s\r\n\x1b[1mbold\x1b[0m');
+    const first = screenOf(term);
+    // a clock ticks (same length, same style), a row gains a wide character, one loses its bold
+    await feed(term, '\x1b[1;9H\x1b[33m1m 06s\x1b[0m\x1b[2;9H中\x1b[3;1Hbold');
+    const second = gridOfBuffer(term.buffer.active, 20, 4, first);
+    expect(second).toEqual(screenOf(term));
+    expect(second.cells[3]).toBe(first.cells[3]); // untouched: the same row
+    for (const y of [0, 1, 2]) expect(second.cells[y]).not.toBe(first.cells[y]);
+    expect(second.cells[0]![0]).toBe(first.cells[0]![0]); // 'm' of an unchanged name in a changed row
+    expect(second.cells[0]![8]).toBe(first.cells[0]![8]); // '1', same text and style
+    expect(second.cells[0]![11]).toBe(first.cells[0]![11]); // '0'
+    expect(second.cells[0]![12]).not.toBe(first.cells[0]![12]); // '5' became '6'
+    expect(second.cells[0]![12]).toMatchObject({ chars: '6', fg: 3 });
+    expect(second.cells[2]![0]).toMatchObject({ chars: 'b', flags: 0 });
+    // and nothing is lent across a resize
+    term.resize(21, 4);
+    const wider = gridOfBuffer(term.buffer.active, 21, 4, second);
+    expect(wider.cells[3]).not.toBe(second.cells[3]);
+    expect(wider).toEqual(screenOf(term));
+    term.dispose();
+  });
+});
