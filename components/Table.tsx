@@ -3,6 +3,7 @@ import { Box, Text, type DOMElement } from 'ink';
 import type { DeckRow } from '../src/deck/deck.js';
 import { columnWidths, cutCell, fitCell, visibleWindow, MARK_WIDTH, type Column } from '../src/deck/layout.js';
 import { rowCells, TIMED_CELLS, type CellLimits, type RowCells } from '../src/deck/cells.js';
+import { sameItems } from '../src/deck/sameItems.js';
 import { useTheme, type Theme } from './theme.js';
 import { useNow } from './hooks/useNow.js';
 import { useLiveColumns } from './hooks/liveColumns.js';
@@ -18,11 +19,6 @@ interface TableProps {
   width: number;
   limits: CellLimits;
   emptyText: string;
-}
-
-/** The same objects in the same order (the deck replaces a row that changed, never changes one). */
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 const isLive = (r: DeckRow): boolean => r.loop !== undefined && r.loop.status !== 'failed' && r.loop.status !== 'suspended';

@@ -1,4 +1,5 @@
 import type { Session } from '../sessions/session.js';
+import { sameItems } from './sameItems.js';
 
 /** At most this many screen updates a second reach the dashboard (gemini-cli uses ~15). */
 export const SCREEN_UPDATES_PER_SECOND = 15;
@@ -14,10 +15,6 @@ export function screenLines(lines: readonly string[]): string[] {
   const out = lines.map((l) => l.trimEnd());
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
   return out;
-}
-
-function sameLines(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((l, i) => l === b[i]);
 }
 
 /**
@@ -80,7 +77,7 @@ export class ScreenFeed implements ScreenSource {
     } catch {
       return; // a session that just went away: keep the last screen
     }
-    if (sameLines(next, this.lines)) return;
+    if (sameItems(next, this.lines)) return;
     this.lines = next;
     for (const l of this.listeners) l();
   }

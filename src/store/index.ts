@@ -16,11 +16,11 @@ export class Store {
   readonly agentState: AgentStateStore;
   readonly hookProgress: HookProgressStore;
   readonly iterations: IterationSpendStore;
-  /** One transaction function for every tx: better-sqlite3 builds five wrappers per transaction() call. */
-  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
+  /** Runs a function in a transaction; one for every tx (better-sqlite3 builds five wrappers per transaction() call). */
+  private readonly transactionOf: Database.Transaction<(fn: () => unknown) => unknown>;
 
   constructor(readonly db: Db) {
-    this.inTransaction = db.transaction((fn: () => unknown) => fn());
+    this.transactionOf = db.transaction((fn: () => unknown) => fn());
     this.loops = new LoopStore(db);
     this.runs = new RunStore(db);
     this.events = new EventStore(db);
@@ -54,7 +54,7 @@ export class Store {
     let done = false;
     let result: T | undefined;
     try {
-      return this.inTransaction[mode](() => {
+      return this.transactionOf[mode](() => {
         result = fn();
         done = true;
         return result;
