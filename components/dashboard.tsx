@@ -14,7 +14,7 @@ import { attach } from '../src/attach/attach.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { keyTrace, keyTraceOn, startupMark } from '../src/trace.js';
 import { FrameWriter, LIVE_TICK_MS, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
-import { everyNthTick, TICK_MS } from '../src/supervisor/tick.js';
+import { everyNthTick, ticksIn } from '../src/supervisor/tick.js';
 import { LiveColumns, LiveColumnsContext } from './hooks/liveColumns.js';
 
 /**
@@ -93,7 +93,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       },
       onShown: dump ? (screen) => dumpScreen(dump, screen) : undefined,
       // the clocks move on the supervisor's tick: no wake-up of their own
-      pulse: (listener) => everyNthTick(supervisor, LIVE_TICK_MS / TICK_MS, listener),
+      pulse: (listener) => everyNthTick(supervisor, ticksIn(LIVE_TICK_MS), listener),
     });
     cleanup.push(() => frames.close());
     // The table's clocks and plain cells, kept current by the frame writer between Ink's frames.

@@ -5,7 +5,7 @@ import { BOOKKEEPING_FIELDS, type LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { ownerAlive } from '../supervisor/owner.js';
-import { everyNthTick } from '../supervisor/tick.js';
+import { everyNthTick, ticksIn } from '../supervisor/tick.js';
 
 /**
  * One row of the dashboard: a task module under the roots, or a loop running elsewhere
@@ -40,10 +40,10 @@ function lastRunOf(r: RunRow): LastRun {
 }
 
 /**
- * How often (in the supervisor's ticks, TICK_MS apart) other processes' loops are looked
- * at again; own loops are live. On the tick, not a timer of its own: one wake-up for both.
+ * How often (in the supervisor's ticks) other processes' loops are looked at again, each
+ * second; own loops are live. On the tick, not a timer of its own: one wake-up for both.
  */
-const DECK_REFRESH_TICKS = 2;
+const DECK_REFRESH_TICKS = ticksIn(1000);
 /** How often the folders under the roots are read again (new modules, lifecycle status). */
 export const MODULES_REFRESH_MS = 5000;
 /** A module's info files are read again at least this often, changed or not. */

@@ -19,7 +19,7 @@ import type { AgentProfile } from '../config/schema.js';
 import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
-import { dueOnTick, nextDue, TICK_MS } from './tick.js';
+import { dueOnTick, nextDue, ticksIn, TICK_MS } from './tick.js';
 import type { BeatLimits } from './heartbeat.js';
 import { Watchdog, type ApprovalSetup } from './watchdog.js';
 import { LoopRowWriter } from './loopRowWriter.js';
@@ -67,14 +67,14 @@ export function outOfWatches(err: unknown): boolean {
 }
 
 /**
- * The supervisor's ticks (TICK_MS apart) between two looks at the loop's files, and at its
- * folder. inotify names every write, so with it the look is a rarer safety net (twenty
- * loops' looks were forty stats a second, issue 12); without it, or while chokidar polls,
- * the look comes every second.
+ * The supervisor's ticks between two looks at the loop's files, and at its folder.
+ * inotify names every write, so with it the look is a rarer safety net (twenty loops'
+ * looks were forty stats a second, issue 12); without it, or while chokidar polls, the
+ * look comes every second.
  */
-const FILES_LOOK_TICKS = 2;
-const FILES_LOOK_TICKS_INOTIFY = 10;
-const FOLDER_LOOK_TICKS = 4;
+const FILES_LOOK_TICKS = ticksIn(1000);
+const FILES_LOOK_TICKS_INOTIFY = ticksIn(5000);
+const FOLDER_LOOK_TICKS = ticksIn(2000);
 /** Just past chokidar's 50 ms per-path throttle, when it polls (see pollAgainSoon). */
 export const TRAILING_POLL_MS = 60;
 

@@ -1,5 +1,15 @@
-/** How often the cheap per-loop checks run (limits, missed file events, owner lease, heartbeats). */
-export const TICK_MS = 500;
+/**
+ * How often the cheap per-loop checks run (limits, missed file events, owner lease,
+ * heartbeats): the process's one pulse, which the clocks' second rides too. It was 500 ms;
+ * every wake-up at rest costs more than its work (cold caches), and nothing on it needs
+ * less than a second (docs/performance.md, fifteenth pass).
+ */
+export const TICK_MS = 1000;
+
+/** The ticks in `ms` (at least one): a period kept in time, whatever TICK_MS is. */
+export function ticksIn(ms: number): number {
+  return Math.max(1, Math.round(ms / TICK_MS));
+}
 
 /**
  * Whether a periodic job due at `dueAt` runs at a tick at `now`: within half a tick of

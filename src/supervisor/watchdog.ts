@@ -13,6 +13,7 @@ import type { AgentState } from '../store/agentState.js';
 import { parseResetTime } from '../agents/resetTime.js';
 import { decideBeat, quotaWait, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
 import { monoOfWall } from './clock.js';
+import { ticksIn } from './tick.js';
 import { DEFAULT_HUNG_LIMITS, errorBanner, type DecisionSource } from './hung.js';
 import { HungWatch } from './hungWatch.js';
 import { Approvals } from './approvals.js';
@@ -98,8 +99,8 @@ const ANSWERABLE: ReadonlySet<Classification['kind']> = new Set(['permission_pro
 
 const STATUS_FILE = join('.working', '.status.json');
 
-/** Early looks (one per loop tick) for a prompt the agent's hook reported but the screen does not show yet. */
-const EARLY_LOOKS = 10;
+/** Early looks (one per loop tick, for five seconds) for a prompt the agent's hook reported but the screen does not show yet. */
+const EARLY_LOOKS = ticksIn(5000);
 
 export interface Look {
   version: number | undefined;
