@@ -137,6 +137,7 @@ export class Loop {
   private trailingPoll: NodeJS.Timeout | undefined;
   private folderPresent = true;
   private ticks = 0;
+  private readonly paths = new Map<string, string>();
   /** The loop's row, and its way to the database (nothing lost when a write fails). */
   private readonly rows: LoopRowWriter;
   /** When the current agent session was started or re-attached. */
@@ -203,8 +204,11 @@ export class Loop {
     return this.stopReason !== undefined || this.stopSignal !== undefined;
   }
 
+  /** A file of the loop's folder, its path made once: the looks at rest ask for the same few paths every second. */
   private file(name: string): string {
-    return join(this.row.taskDir, name);
+    let path = this.paths.get(name);
+    if (path === undefined) this.paths.set(name, (path = join(this.row.taskDir, name)));
+    return path;
   }
 
   /** Starts watching and the agent (SPEC 5.1 steps 3–5); or watches an agent already running. */

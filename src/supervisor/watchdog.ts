@@ -133,6 +133,9 @@ export class Watchdog {
   /** Identities of the signal and status files when the screen stopped changing (compare-and-swap). */
   private baseline: string | undefined;
   private statusIdentity: string | undefined;
+  /** The loop's signal and status files (made once: a beat looks at them every time). */
+  private readonly signalPath: string;
+  private readonly statusPath: string;
   private transcriptIdentity: string | undefined;
   private lastLook: Look | undefined;
   private readonly hungWatch: HungWatch;
@@ -158,7 +161,9 @@ export class Watchdog {
       recoveryTotal: row.recoveryTotal, lastProgressAt: host.now(), quotaArmed: true,
       quota: row.quotaWaitSince ? this.storedWait(Date.parse(row.quotaWaitSince), row.quotaResetAt ? Date.parse(row.quotaResetAt) : NaN) : undefined,
     };
-    this.statusIdentity = currentIdentity(join(host.taskDir, STATUS_FILE));
+    this.signalPath = join(host.taskDir, SIGNAL_FILE);
+    this.statusPath = join(host.taskDir, STATUS_FILE);
+    this.statusIdentity = currentIdentity(this.statusPath);
     this.hungWatch = new HungWatch({
       event: (kind, detail) => host.event(kind, detail),
       sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
@@ -256,7 +261,7 @@ export class Watchdog {
   }
 
   private filesIdentity(): string {
-    return `${currentIdentity(join(this.host.taskDir, SIGNAL_FILE))}|${currentIdentity(join(this.host.taskDir, STATUS_FILE))}`;
+    return `${currentIdentity(this.signalPath)}|${currentIdentity(this.statusPath)}`;
   }
 
   /**
@@ -358,7 +363,7 @@ export class Watchdog {
 
   /** `.working/.status.json` changing is progress too (SPEC 5.3 step timeout). */
   private noteStatusFile(now: number): void {
-    const id = currentIdentity(join(this.host.taskDir, STATUS_FILE));
+    const id = currentIdentity(this.statusPath);
     if (id !== this.statusIdentity) {
       this.statusIdentity = id;
       this.state = { ...this.state, lastProgressAt: now };

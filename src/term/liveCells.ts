@@ -92,10 +92,10 @@ function makePatch(frame: Grid, b: LiveBlock): Patch {
     const line = b.lines[i]!.trimEnd();
     if (line === b.drawn[i]!.trimEnd()) continue;
     const style = frame.cells[b.y + i]![b.x]!;
-    const cells: Cell[] = [];
+    const cells = new Array<Cell>(b.width); // its size at once: this runs for every clock each second
     for (let j = 0; j < b.width; j++) {
       const ch = line[j];
-      cells.push(ch === undefined ? BLANK : styledCell(style, ch));
+      cells[j] = ch === undefined ? BLANK : styledCell(style, ch);
     }
     out.set(i, cells);
   }
