@@ -137,7 +137,9 @@ export class Loop {
   private trailingPoll: NodeJS.Timeout | undefined;
   private folderPresent = true;
   private ticks = 0;
-  private readonly paths = new Map<string, string>();
+  /** The loop's signal and stop files, their paths made once: the looks at rest read them every few seconds. */
+  private readonly signalPath: string;
+  private readonly stopPath: string;
   /** The loop's row, and its way to the database (nothing lost when a write fails). */
   private readonly rows: LoopRowWriter;
   /** When the current agent session was started or re-attached. */
@@ -153,6 +155,8 @@ export class Loop {
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.rows = new LoopRowWriter(row, deps);
+    this.signalPath = join(row.taskDir, SIGNAL_FILE);
+    this.stopPath = join(row.taskDir, STOP_FILE);
     this.anchor = anchorActive(row, deps.clock);
     this.watchdog = new Watchdog({
       taskDir: row.taskDir,
@@ -204,11 +208,8 @@ export class Loop {
     return this.stopReason !== undefined || this.stopSignal !== undefined;
   }
 
-  /** A file of the loop's folder, its path made once: the looks at rest ask for the same few paths every second. */
   private file(name: string): string {
-    let path = this.paths.get(name);
-    if (path === undefined) this.paths.set(name, (path = join(this.row.taskDir, name)));
-    return path;
+    return join(this.row.taskDir, name);
   }
 
   /** Starts watching and the agent (SPEC 5.1 steps 3–5); or watches an agent already running. */
@@ -411,8 +412,8 @@ export class Loop {
 
   private poll(): void {
     if (this.over) return;
-    if (currentIdentity(this.file(SIGNAL_FILE)) !== this.lastSignalIdentity) this.checkSignal();
-    if (currentIdentity(this.file(STOP_FILE)) !== this.lastStopIdentity) this.checkStopFile();
+    if (currentIdentity(this.signalPath) !== this.lastSignalIdentity) this.checkSignal();
+    if (currentIdentity(this.stopPath) !== this.lastStopIdentity) this.checkStopFile();
   }
 
   /**
@@ -472,14 +473,14 @@ export class Loop {
   /** The signal file was last written before the row's last applied signal (this loop's earlier owner applied it). */
   private appliedByEarlierOwner(): boolean {
     const applied = this.row.lastSignalAt ? Date.parse(this.row.lastSignalAt) : NaN;
-    const written = signalWrittenMs(this.file(SIGNAL_FILE));
+    const written = signalWrittenMs(this.signalPath);
     return Number.isFinite(applied) && written !== undefined && written <= applied;
   }
 
   /** Reads the newest signal; a file already applied is not applied twice. */
   checkSignal(): void {
     if (this.over) return;
-    const read = readSignalFile(this.file(SIGNAL_FILE));
+    const read = readSignalFile(this.signalPath);
     if (read.identity === this.lastSignalIdentity) return;
     const firstLook = this.lastSignalIdentity === undefined;
     this.lastSignalIdentity = read.identity;
@@ -498,7 +499,7 @@ export class Loop {
       this.event('signal', { ...signal, iteration: this.row.iteration });
       this.watchdog.onSignal();
     });
-    const closed = this.recordSpend(signalWrittenMs(this.file(SIGNAL_FILE)));
+    const closed = this.recordSpend(signalWrittenMs(this.signalPath));
     if (this.stopping) return;
     if (signal.next === '(stop)') {
       this.stopSignal = signal;
@@ -578,7 +579,7 @@ export class Loop {
   /** A stop file appeared: ours, or another process asking (SPEC 2.2). */
   checkStopFile(): void {
     if (this.over) return;
-    const path = this.file(STOP_FILE);
+    const path = this.stopPath;
     this.lastStopIdentity = currentIdentity(path);
     if (this.lastStopIdentity === undefined) return;
     const request = readStopFile(this.row.taskDir);
@@ -610,7 +611,7 @@ export class Loop {
   private writeStop(reason: StopReason, force: boolean): void {
     try {
       writeStopFile(this.row.taskDir, reason, { force, now: new Date(this.deps.clock.wall()) });
-      this.lastStopIdentity = currentIdentity(this.file(STOP_FILE));
+      this.lastStopIdentity = currentIdentity(this.stopPath);
     } catch (err) {
       this.event('error', { where: 'stop file', message: (err as Error).message });
     }
