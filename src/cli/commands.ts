@@ -22,6 +22,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [
       { name: 'fast', type: 'boolean', description: 'a step every 0.6 s: every loop ends within seconds' },
       { name: 'speed', type: 'string', value: 'SECONDS', default: '3 in the dashboard, 0.6 headless', description: 'seconds per step of the simulated agent (more than 0, at most 60)' },
+      json('headless: one JSON event per line on stdout (NDJSON)'),
     ],
     settings: ['backend', 'detachKey', 'notify'],
     example: { command: 'autodeck demo --speed 1', says: 'the demo, three times as fast' },
@@ -78,7 +79,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     about: 'Adopts every loop whose owner is gone, prints events like run, and serves the REST API on ' +
       '127.0.0.1 (a bearer token in the state folder) until SIGINT, SIGTERM or SIGHUP; then the loops are ' +
       'left for the next launch.',
-    flags: [],
+    flags: [json('one JSON event per line on stdout (NDJSON)')],
     settings: ['apiPort', 'db', 'backend'],
     moreSettings: true,
     example: { command: 'autodeck serve --api-port 7420', says: 'the API on http://127.0.0.1:7420' },
