@@ -193,7 +193,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
       main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(model.runningHere())} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
       break;
     case 'help':
-      main = <Help height={body} width={width} onClose={() => dispatch({ type: 'close' })} />;
+      main = <Help height={body} width={width} detachKey={model.settings.detachKey} onClose={() => dispatch({ type: 'close' })} />;
       break;
     case 'history':
       main = <RunHistory taskKey={overlay.key} name={nameOf(overlay.key)} height={body} onClose={() => dispatch({ type: 'close' })} />;
@@ -230,7 +230,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
             dispatch({ type: 'close' });
           }} />
         : <Text color={ui.message?.tone === 'error' ? theme.error : undefined} wrap="truncate-end">{ui.message ? `${ui.message.tone === 'error' ? '✗ ' : ''}${ui.message.text}` : ' '}</Text>}
-      <Footer row={row} breakpoint={breakpoint} width={width} />
+      <Footer row={row} breakpoint={breakpoint} width={width} detachKey={model.settings.detachKey} />
     </Box>
   );
 }

@@ -67,7 +67,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // The dashboard owns the screen: a failed delivery is not printed over it.
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
-    model = new LiveModel(supervisor, store, settings.roots);
+    model = new LiveModel(supervisor, store, settings.roots, settings.detachKey);
     startupMark('dashboard: model');
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});

@@ -1,35 +1,30 @@
-import type { StateCell } from './cells.js';
 import type { DeckRow } from './deck.js';
-import { countTriage, TRIAGE_GLYPHS, triage, type TriageCounts } from './needsYou.js';
+import { countGroups, countText, stateOf, type GroupCount } from './states.js';
 
-/** One headline group and how many modules are in it, for the header. */
-export interface StateCount extends StateCell {
-  count: number;
-}
-
-/** The headline groups in the order a person acts on them; glyphs shared with the tmux segment. */
-const GROUPS: readonly { key: keyof TriageCounts; cell: StateCell }[] = [
-  { key: 'needsYou', cell: { glyph: TRIAGE_GLYPHS.needsYou, word: 'needs you', tone: 'warn', loud: true } },
-  { key: 'failed', cell: { glyph: TRIAGE_GLYPHS.failed, word: 'failed', tone: 'bad', loud: true } },
-  { key: 'running', cell: { glyph: TRIAGE_GLYPHS.running, word: 'running', tone: 'active' } },
-  { key: 'done', cell: { glyph: TRIAGE_GLYPHS.done, word: 'done', tone: 'ok' } },
-];
-
-/** The modules in the four groups, counted as the tmux segment counts them (`triage`), so the two never disagree. */
-export function triageOf(rows: readonly DeckRow[]): TriageCounts {
-  return countTriage(rows.map((r) => triage(r.loop, r.lastRun?.outcome, r.lifecycle)));
+/** Each row's state, as its STATE cell shows it. */
+export function rowStates(rows: readonly DeckRow[]) {
+  return rows.map((r) => stateOf({ loop: r.loop, lastOutcome: r.lastRun?.outcome, lifecycle: r.lifecycle }));
 }
 
 /**
- * The header's counts: needs you, failed, running, done — the groups with none left out.
- * Each row's own state (stalled, quota, stopped by a limit) is in its STATE cell.
+ * The header's counts: every group with a module in it, in the order a person acts on them
+ * (src/deck/states.ts). Every row is in exactly one group, so they add up to the rows.
  */
-export function stateCounts(rows: readonly DeckRow[]): StateCount[] {
-  const c = triageOf(rows);
-  return GROUPS.filter((g) => c[g.key] > 0).map((g) => ({ ...g.cell, count: c[g.key] }));
+export function stateCounts(rows: readonly DeckRow[]): GroupCount[] {
+  return countGroups(rowStates(rows));
 }
 
-/** A count as the header shows it: `? 1 needs you`, or `?1` when `compact` (a side pane). */
-export function countText(c: StateCount, compact: boolean): string {
-  return compact ? `${c.glyph}${c.count}` : `${c.glyph} ${c.count} ${c.word}`;
+/**
+ * The header's text: `autodeck · host vm · 7 modules  ? 1 needs you  ▶ 3 running`; compact
+ * (a side pane) `autodeck ?1 ▶3 · vm`, the host last so a narrow pane cuts it first.
+ * Components colour the counts; the words are these.
+ */
+export function headerParts(title: string, host: string, rows: readonly DeckRow[], compact: boolean): { title: string; counts: { text: string; count: GroupCount }[]; tail: string } {
+  const counts = stateCounts(rows).map((c) => ({ text: countText(c, compact), count: c }));
+  const modules = `${rows.length} module${rows.length === 1 ? '' : 's'}`;
+  return compact
+    ? { title, counts, tail: ` · ${host}` }
+    : { title: `${title} · host ${host} · ${modules}`, counts, tail: '' };
 }
+
+export { countText };

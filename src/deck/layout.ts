@@ -25,11 +25,11 @@ export interface Column {
 }
 
 const TITLES: Record<ColumnId, string> = {
-  name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOV', lastSignal: 'LAST',
+  name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOVERIES', lastSignal: 'LAST',
   spend: 'TOKENS/$', ctx: 'CTX',
 };
 
-// Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `2/10 of 10`,
+// Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `RECOVERIES`,
 // `just now`; wide, a bar of five cells and a space before iterations and elapsed time.
 // At 40 columns the side pane keeps ten for the name; the rest is fixed.
 export const BAR_CELLS = 5;

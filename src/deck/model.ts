@@ -19,6 +19,8 @@ export interface ModelSettings {
   stallThreshold: number;
   recoveryTotal: number;
   backend: string;
+  /** The key that leaves attach mode (`ctrl-q`): the footer, `?` and the attach line name it. */
+  detachKey: string;
 }
 
 /** An action's outcome, as the dashboard shows it: nothing, or one line. */
@@ -91,9 +93,9 @@ export class LiveModel implements DashboardModel {
   private rowsChanged = false;
   private eventsChanged = false;
 
-  constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[]) {
+  constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[], detachKey = 'ctrl-q') {
     const s = supervisor.settings;
-    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend };
+    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend, detachKey };
     this.deck = new Deck(supervisor, store, roots);
     this.deck.on('change', this.onDeckChange);
     supervisor.on('event', this.onEvent);
