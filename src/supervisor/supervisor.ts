@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
-import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agent/command.js';
+import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agents/command.js';
 import { gitTopLevel, isSessionId, sessionName } from '../paths.js';
 import { removeIfPresent } from '../protocol/atomic.js';
 import { resolveModule, startRefusal } from '../protocol/modules.js';
