@@ -79,7 +79,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     about: 'Adopts every loop whose owner is gone, prints events like run, and serves the REST API on ' +
       '127.0.0.1 (a bearer token in the state folder) until SIGINT, SIGTERM or SIGHUP; then the loops are ' +
       'left for the next launch.',
-    flags: [json('one JSON event per line on stdout (NDJSON)')],
+    flags: [json('one JSON event per line on stdout (NDJSON), as run --json prints them')],
     settings: ['apiPort', 'db', 'backend'],
     moreSettings: true,
     example: { command: 'autodeck serve --api-port 7420', says: 'the API on http://127.0.0.1:7420' },

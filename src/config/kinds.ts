@@ -1,5 +1,5 @@
 import { delimiter } from 'node:path';
-import { AgentCommandError, splitAgentCommand } from '../agent/command.js';
+import { AgentCommandError, splitAgentCommand } from '../agents/command.js';
 import { userPath } from '../paths.js';
 
 /** Where a raw value came from, and what relative paths in it are relative to. */
