@@ -45,7 +45,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
     return EXIT.ok;
   }
   if (line.kind === 'version') {
-    process.stdout.write(`${(await import('./ownPackage.js')).ownVersion()}\n`);
+    process.stdout.write(`${line.version}\n`);
     return EXIT.ok;
   }
   const { command, args, flags } = line;

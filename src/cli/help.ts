@@ -1,8 +1,7 @@
 import wrapAnsi from 'wrap-ansi';
 import { SETTINGS_TABLE, type SettingRow } from '../config/schema.js';
 import { COMMANDS, GROUP_TITLES } from './commands.js';
-import { usageLine } from './parse.js';
-import type { CommandSpec, FlagSpec } from './spec.js';
+import { usageLine, type CommandSpec, type FlagSpec } from './spec.js';
 
 /** Every help text fits a terminal of this many columns. */
 export const HELP_WIDTH = 80;
