@@ -130,6 +130,12 @@ export class PtySession implements Session {
     return this.term.rows;
   }
 
+  /** Where the emulator's cursor is (0-based, on the screen), as of the bytes parsed so far. */
+  cursor(): { x: number; y: number } {
+    const buf = this.term.buffer.active;
+    return { x: buf.cursorX, y: buf.cursorY };
+  }
+
   /**
    * The emulator's state (scrollback, screen, cursor, colours, modes) as the bytes that
    * redraw it on a terminal of the same size: attach mode restores the screen with it.
