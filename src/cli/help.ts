@@ -55,7 +55,8 @@ export function commandHelp(c: CommandSpec): string {
 }
 
 export const EXIT_CODES_TEXT = 'Exit codes: 0 done as asked, 1 a loop ended another way or nothing was found, ' +
-  '2 usage or settings error, 3 conflict (already running), 130 interrupted.';
+  '2 usage or settings error, 3 conflict (already running), 4 the state database cannot be used (the message ' +
+  'names the file and what to do), 130 interrupted.';
 
 /** `autodeck help`, `autodeck --help`: what autodeck is, and every command in one line. */
 export function overviewHelp(version: string): string {

@@ -24,8 +24,8 @@ export interface CommandContext {
   dashboard?: DashboardLauncher | undefined;
 }
 
-/** Exit codes of SPEC 6. */
-export const EXIT = { ok: 0, other: 1, usage: 2, conflict: 3, interrupted: 130 } as const;
+/** Exit codes (`autodeck help` lists them). `database`: the state database cannot be used (dbProblem). */
+export const EXIT = { ok: 0, other: 1, usage: 2, conflict: 3, database: 4, interrupted: 130 } as const;
 
 /** A one-line failure a person can act on; the CLI prints it and exits with `code`. */
 export class CliError extends Error {

@@ -8,7 +8,7 @@ import { scoreOf } from '../history/score.js';
 import type { LimitSuggestion } from '../history/suggest.js';
 import { suggestionFor } from '../history/forModule.js';
 import { CliError, line, type CommandContext } from './context.js';
-import { taskDirArg } from './target.js';
+import { requireKnownTaskDir, taskDirArg } from './target.js';
 import { tokensText } from '../spend/text.js';
 
 /** How many runs `history` lists unless `--last N` says otherwise. */
@@ -94,10 +94,10 @@ function table(runs: RunRow[], withModule: boolean): string[] {
 export function history(ctx: CommandContext): number {
   const last = ctx.flags.last === undefined ? HISTORY_RUNS : Number(ctx.flags.last);
   if (!Number.isInteger(last) || last < 1) throw new CliError(`autodeck: --last: ${String(ctx.flags.last)} is not a whole number >= 1`);
-  if (ctx.args.length > 1) throw new CliError('autodeck history: name one task module folder at most');
   const taskDir = ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'history') : undefined;
   const store = Store.open(ctx.settings.db);
   try {
+    if (taskDir !== undefined) requireKnownTaskDir(store, taskDir, ctx.args[0]!, 'history');
     const runs = store.runs.list(last, taskDir);
     const suggestion = taskDir === undefined ? null : suggestionFor(store, taskDir, ctx.settings);
     const perIteration = ctx.flags.iterations === true;
@@ -107,7 +107,7 @@ export function history(ctx: CommandContext): number {
       return 0;
     }
     if (runs.length === 0) {
-      line(ctx.stdout, 'No finished runs.');
+      line(ctx.stdout, taskDir === undefined ? 'No finished runs.' : `No finished runs of ${printable(ctx.args[0]!)} yet.`);
     } else {
       const total = runs.length < last ? runs.length : store.runs.count(taskDir);
       if (taskDir !== undefined) {

@@ -1,4 +1,5 @@
-import { delimiter } from 'node:path';
+import { existsSync } from 'node:fs';
+import { delimiter, dirname } from 'node:path';
 import { AgentCommandError, splitAgentCommand } from '../agents/command.js';
 import { userPath } from '../paths.js';
 
@@ -172,6 +173,21 @@ export const path = (arg = 'PATH'): Kind<string> => ({
   parse(raw, ctx) {
     if (typeof raw !== 'string' || raw.trim() === '') return fail(`${show(raw)} is not a path`);
     return ok(userPath(raw, ctx.home, ctx.baseDir));
+  },
+});
+
+/**
+ * A file autodeck may create, in a folder that must exist: a typo in the folder is said,
+ * not made (the default's own folder is created when first used, and not checked here).
+ */
+export const fileInFolder = (arg = 'PATH'): Kind<string> => ({
+  arg,
+  parse(raw, ctx) {
+    const parsed = path(arg).parse(raw, ctx);
+    if (!parsed.ok) return parsed;
+    const folder = dirname(parsed.value);
+    if (!existsSync(folder)) return fail(`the folder ${folder} does not exist; create it first, or choose another path`);
+    return parsed;
   },
 });
 

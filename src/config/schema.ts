@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
 import type { ApprovalPolicy } from '../policy/parse.js';
-import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
+import { argv, choice, choiceList, controlKey, decimal, fileInFolder, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
 export type AgentProfile = (typeof AGENT_PROFILES)[number];
@@ -180,7 +180,7 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
     description: 'where agents run: pty (inside autodeck) or tmux (outlives autodeck)',
   },
   db: {
-    flag: '--db', kind: path(), default: derived('$XDG_STATE_HOME/autodeck/state.db', (ctx) => defaultDbPath(ctx.env)),
+    flag: '--db', kind: fileInFolder(), default: derived('$XDG_STATE_HOME/autodeck/state.db', (ctx) => defaultDbPath(ctx.env)),
     description: 'the state database',
   },
   roots: {

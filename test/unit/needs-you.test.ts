@@ -81,6 +81,7 @@ describe('quickDbPath finds the db the settings would', () => {
   it('default, flag, environment, project file, user file', () => {
     const { cwd, env } = project();
     expect(quickDbPath(undefined, env, cwd)).toBe(full(cwd, env));
+    mkdirSync(join(cwd, 'rel')); // a named database's folder must exist
     expect(quickDbPath('rel/x.db', env, cwd)).toBe(full(cwd, env, 'rel/x.db'));
     const withEnv = { ...env, AUTODECK_DB: '~/e.db' };
     expect(quickDbPath(undefined, withEnv, cwd)).toBe(full(cwd, withEnv));

@@ -335,7 +335,12 @@ describe('paths: roots, db, agentCwd', () => {
     const ws = workspace();
     expect(ws.resolve().value.db).toBe(join(ws.dir, 'state', 'autodeck', 'state.db'));
     expect(ws.resolve({ db: 'x.db' }).value.db).toBe(join(ws.cwd, 'x.db'));
-    expect(workspace({ project: { db: 'var/s.db' } }).resolve().value.db).toMatch(/proj\/var\/s\.db$/);
+    const inFile = workspace({ project: { db: 'var/s.db' } });
+    // its folder must exist: a typo is said, not made
+    expect(lines(inFile.resolve().errors)).toEqual([`autodeck: db in ${inFile.projectFile}: the folder ${join(inFile.project, 'var')} does not exist; create it first, or choose another path`]);
+    mkdirSync(join(inFile.project, 'var'));
+    expect(inFile.resolve().errors).toEqual([]);
+    expect(inFile.resolve().value.db).toMatch(/proj\/var\/s\.db$/);
   });
 
   it('leaves agentCwd undefined unless set', () => {
