@@ -32,15 +32,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'init', group: 'start',
     summary: 'prepare a project for Claude Code loops (hooks, skill, .gitignore)',
     args: NONE,
-    about: 'In the project (the git top level), adds the loop\'s transient files to .gitignore, registers ' +
-      'autodeck\'s hooks in .claude/settings.json (the hooks do nothing in sessions autodeck did not start) ' +
-      'and installs the /autodeck-auto skill. It prints each change; running it again changes only what is ' +
-      'missing or out of date.',
+    about: 'In the project (its git top level, or a folder with a project\'s files), adds the loop\'s transient ' +
+      'files to .gitignore, registers autodeck\'s hooks in .claude/settings.json (they do nothing in sessions ' +
+      'autodeck did not start) and installs the /autodeck-auto skill. The settings file is edited in place, its ' +
+      'formatting and comments kept. It prints each change; running it again changes only what is missing or out ' +
+      'of date; --undo takes back exactly what it changed. Outside a project it refuses, unless --user.',
     flags: [
+      { name: 'user', type: 'boolean', description: 'your user settings (~/.claude) instead: the hooks and the skill for every project' },
+      { name: 'undo', type: 'boolean', description: 'take back what init changed here (with --user: in ~/.claude), and nothing else' },
       { name: 'force', type: 'boolean', description: 'replace an /autodeck-auto skill you edited' },
     ],
     settings: [],
-    example: { command: 'cd ~/src/my-project && autodeck init', says: 'prepare my-project' },
+    example: { command: 'cd ~/src/my-project && autodeck init', says: 'prepare my-project; autodeck init --undo takes it back' },
     load: async () => (await import('../commands/init.js')).init,
   },
   {
