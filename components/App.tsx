@@ -34,10 +34,12 @@ export interface AppProps {
   title?: string;
   /** Until a key moves the selection, select the row that most wants an eye (the demo). */
   follow?: boolean;
+  /** Loops on a workspace that goes with this dashboard (the demo): nothing resumes them. */
+  throwaway?: boolean;
 }
 
 /** The dashboard (SPEC 7): one table, one overlay at a time, one place that reads keys. */
-export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false }: AppProps) {
+export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false, throwaway = false }: AppProps) {
   const model = useModel();
   const theme = useTheme();
   const { columns: width, rows: height } = useWindowSize();
@@ -190,7 +192,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
       break;
     }
     case 'quit':
-      main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(model.runningHere())} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
+      main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(model.runningHere(), throwaway)} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
       break;
     case 'help':
       main = <Help height={body} width={width} detachKey={model.settings.detachKey} onClose={() => dispatch({ type: 'close' })} />;

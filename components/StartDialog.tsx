@@ -81,7 +81,8 @@ export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: S
         </Box>
       ))}
       <Text dimColor={theme.dim} wrap="truncate-end">{basis}</Text>
-      {failure ? <Text color={theme.error} wrap="truncate-end">{`✗ not started: ${printable(failure)}`}</Text> : null}
+      {/* wrapped, not cut: the end of a refusal says how to fix it */}
+      {failure ? <Text color={theme.error} wrap="wrap">{`✗ not started: ${printable(failure)}`}</Text> : null}
       <Text dimColor={theme.dim} wrap="truncate-end">Enter start  Tab next field  Esc cancel</Text>
     </Box>
   );

@@ -128,6 +128,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
                 <App
                   title={opts.title}
                   follow={opts.follow ?? false}
+                  throwaway={opts.throwaway ?? false}
                   initial={ui}
                   onState={(s) => { ui = s; }}
                   onAttach={(key) => resolve({ kind: 'attach', key })}
@@ -184,7 +185,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
         await step();
       } catch { /* keep going */ }
     }
-    if (left > 0) ctx.stderr.write(`autodeck: left ${left} loop${left === 1 ? '' : 's'} for the next launch (pty suspended, tmux still running)\n`);
+    if (left > 0 && !opts.throwaway) ctx.stderr.write(`autodeck: left ${left} loop${left === 1 ? '' : 's'} for the next launch (pty suspended, tmux still running)\n`);
   }
   for (const p of problems) ctx.stderr.write(`autodeck: ${p}\n`);
   return EXIT.ok;

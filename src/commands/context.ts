@@ -10,7 +10,7 @@ export interface DashboardStart {
  * Opens the dashboard and resolves with the exit code when the user quits. It lives in
  * components/ (React), which src/ never imports: the bin hands it in.
  */
-export type DashboardLauncher = (ctx: CommandContext, opts: { title?: string; start?: DashboardStart[]; follow?: boolean }) => Promise<number>;
+export type DashboardLauncher = (ctx: CommandContext, opts: { title?: string; start?: DashboardStart[]; follow?: boolean; throwaway?: boolean }) => Promise<number>;
 
 /** What every command gets from the CLI: its words, its flags, the settings and the streams. */
 export interface CommandContext {

@@ -38,8 +38,8 @@ export async function demo(ctx: CommandContext): Promise<number> {
     options: m.maxIterations ? { maxIterations: m.maxIterations } : {},
   }));
   if (ctx.dashboard) {
-    const code = await ctx.dashboard({ ...ctx, settings }, { title: 'autodeck demo', start: requests, follow: true });
-    line(ctx.stderr, `autodeck demo: the workspace was ${workspace}`);
+    const code = await ctx.dashboard({ ...ctx, settings }, { title: 'autodeck demo', start: requests, follow: true, throwaway: true });
+    line(ctx.stderr, `autodeck demo: its workspace was ${workspace} (each demo makes a new one; delete it when you like)`);
     return code;
   }
   line(ctx.stderr, `autodeck demo: workspace ${workspace}`);
@@ -61,7 +61,7 @@ export async function demo(ctx: CommandContext): Promise<number> {
 export function demoStep(flags: Record<string, unknown>, dashboard: boolean): number {
   if (flags.speed !== undefined) {
     const s = Number(flags.speed);
-    if (!(s > 0 && s <= 60)) throw new CliError(`autodeck demo: --speed: ${JSON.stringify(String(flags.speed))} is not a number of seconds per step from 0 to 60`);
+    if (!(s > 0 && s <= 60)) throw new CliError(`autodeck demo: --speed: ${JSON.stringify(String(flags.speed))} is not a number of seconds per step, more than 0 and at most 60 (0.6 is --fast)`);
     return s;
   }
   if (flags.fast) return FAST_STEP;

@@ -441,9 +441,11 @@ describe.skipIf(!tmux.ok)('the dashboard in a real terminal (tmux)', () => {
     expect([...Object.keys(wanted)].filter((w) => !seen.has(w)), screen).toEqual([]);
     // finished rows: outcome, active time and how long ago, STEP left empty
     expect(rowOf(screen, 'clean-old-branches')).toMatch(/✓ complete\s+\S{5} \d+\/20\s+\d+:\d\d\s+(just now|\dm ago)$/);
-    // Quit while loops still run: asked first, then they are suspended.
+    // Quit while loops still run: asked first; the demo's loops are not promised a next launch.
     await pane.keys('q');
-    await pane.waitScreen((s) => s.includes('Quit autodeck?'), 'the quit dialog');
+    const dialog = await pane.waitScreen((s) => s.includes('Quit autodeck?'), 'the quit dialog');
+    expect(dialog).toMatch(/\d demo loops?: stopped now; autodeck demo starts afresh each time\./);
+    expect(dialog).not.toContain('next launch');
     await pane.keys('y');
     await waitFor(() => pane.exitCode() !== undefined, 'the demo dashboard to exit', 10_000);
   }, 150_000);
