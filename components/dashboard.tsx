@@ -45,7 +45,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
   const stdin = process.stdin;
   const stdout = process.stdout;
   startupMark('dashboard: start');
-  const { store, supervisor } = openQuietSupervisor(settings);
+  const { store, supervisor } = openQuietSupervisor(settings, ctx.agentEnv);
   startupMark('dashboard: supervisor open');
   let api: SupervisorApi | undefined;
   let model: LiveModel | undefined;

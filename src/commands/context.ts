@@ -22,6 +22,8 @@ export interface CommandContext {
   cwd: string;
   /** The dashboard, when this process has a terminal to show it in. */
   dashboard?: DashboardLauncher | undefined;
+  /** The environment the agents get, when not this process's (the demo's: a home of its own). */
+  agentEnv?: NodeJS.ProcessEnv | undefined;
 }
 
 /** Exit codes (`autodeck help` lists them). `database`: the state database cannot be used (dbProblem). */
