@@ -97,6 +97,7 @@ export function settingsHelp(): string {
       ...paragraph([r.kind.range, `default ${r.default.text}`, r.env, `"${r.name}"`].filter(Boolean).join(' · '), 6));
   }
   out.push('', ...paragraph('In the environment, roots are separated like PATH; in config files "agent" may be ' +
-    'a string or an array of strings, and relative paths are relative to the file.'));
+    'a string or an array of strings, and relative paths are relative to the file. More, with examples: ' +
+    'docs/configuration.md.'));
   return `${out.join('\n')}\n`;
 }
