@@ -222,7 +222,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
 
   return (
     <Box flexDirection="column" width={width}>
-      <Header title={title} rows={allRows} filter={ui.filter} compact={breakpoint === 'side'} />
+      <Header title={title} rows={allRows} filter={ui.filter} width={width} side={breakpoint === 'side'} />
       <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint, width), width) ? 'hidden' : 'visible'}>
         {main}
       </Box>

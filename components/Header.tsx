@@ -11,11 +11,12 @@ const HOST = printable(hostname());
 /**
  * The top line: the title, the host (loops are per machine), and how many modules are in
  * each state group (src/deck/states.ts: the same groups as the tmux segment and `status`;
- * they add up to the modules). Compact in a side pane: `?1 ▶3`, the host last.
+ * they add up to the modules). Compact in a side pane, or where the words would be cut:
+ * `?1 ▶3`, the host last.
  */
-export const Header = memo(function Header({ title, rows, filter, compact }: { title: string; rows: readonly DeckRow[]; filter: string; compact: boolean }) {
+export const Header = memo(function Header({ title, rows, filter, width, side }: { title: string; rows: readonly DeckRow[]; filter: string; width: number; side: boolean }) {
   const theme = useTheme();
-  const parts = headerParts(title, HOST, rows, compact);
+  const { parts, compact } = headerParts(title, HOST, rows, width, side);
   const filterText = filter ? ` · filter "${printable(filter)}"` : '';
   return (
     <Text wrap="truncate-end">

@@ -1,4 +1,5 @@
 import type { DeckRow } from './deck.js';
+import { cellWidth } from './layout.js';
 import { countGroups, countText, stateOf, type GroupCount, type StateDef } from './states.js';
 
 /** Each row's state, as its STATE cell shows it. */
@@ -33,8 +34,20 @@ export function headerOf(title: string, host: string, states: readonly StateDef[
     : { title: `${title} · host ${host} · ${modules}`, counts, tail: '' };
 }
 
-export function headerParts(title: string, host: string, rows: readonly DeckRow[], compact: boolean): HeaderParts {
-  return headerOf(title, host, rowStates(rows), compact);
+/**
+ * The header for a terminal `width` wide: the full words when they fit, else the compact
+ * form (always in a side pane), so that no count is cut off the end of the line.
+ */
+export function headerFitting(title: string, host: string, states: readonly StateDef[], width: number, side: boolean): { parts: HeaderParts; compact: boolean } {
+  if (!side) {
+    const full = headerOf(title, host, states, false);
+    if (cellWidth(headerText(full, false)) <= width) return { parts: full, compact: false };
+  }
+  return { parts: headerOf(title, host, states, true), compact: true };
+}
+
+export function headerParts(title: string, host: string, rows: readonly DeckRow[], width: number, side: boolean): { parts: HeaderParts; compact: boolean } {
+  return headerFitting(title, host, rowStates(rows), width, side);
 }
 
 /** The header as plain text (as a screen capture reads it, before a filter's note). */
