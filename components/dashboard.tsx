@@ -153,7 +153,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       if (next.kind === 'quit') break;
       const taken = model.takeSession(next.key);
       if (!taken) {
-        ui = { ...ui, message: { text: 'no agent to attach to right now: it ended, or it is between restarts (try Enter again in a moment)', tone: 'error' } };
+        ui = { ...ui, message: { text: 'no agent to attach to now: it ended or is restarting (try again in a moment)', tone: 'error' } };
         continue;
       }
       let text: string;
