@@ -152,7 +152,8 @@ export function replaceAt(text: string, path: JsonPath, value: string): string {
  * The value at `path` (an element, or a property with its key) removed with its comma and,
  * when it had lines of its own, those lines; a comment on its neighbour's line stays. The
  * inverse of appendAt: what appendAt added and nothing else changed since comes out byte
- * for byte as it was. (jsonc-parser's own removal cuts a one-line list's last element short.)
+ * for byte as it was. (jsonc-parser's own removal cuts a one-line list's last element short,
+ * and takes a comment between the value and the next with it.)
  */
 export function removeAt(text: string, path: JsonPath): string {
   const node = nodeAt(text, path);
@@ -163,7 +164,7 @@ export function removeAt(text: string, path: JsonPath): string {
   const i = kids.indexOf(item);
   const end = item.offset + item.length;
   if (kids.length === 1) return text.slice(0, container.offset + 1) + text.slice(container.offset + container.length - 1);
-  if (i < kids.length - 1) return text.slice(0, item.offset) + text.slice(kids[i + 1]!.offset);
+  if (i < kids.length - 1) return removeBefore(text, item, kids[i + 1]!);
   const prev = kids[i - 1]!;
   const prevEnd = prev.offset + prev.length;
   const start = lineStart(text, item.offset);
@@ -175,4 +176,22 @@ export function removeAt(text: string, path: JsonPath): string {
   if (own !== undefined) return cut;
   const comma = after(text, prevEnd).comma;
   return comma === undefined ? cut : cut.slice(0, comma) + cut.slice(comma + 1);
+}
+
+/**
+ * `item` removed when `next` follows it: on lines of its own, those lines (a comment at
+ * their end too); else the item, its comma and the spaces after it. A comment the person
+ * put between the two, on a line of its own, stays.
+ */
+function removeBefore(text: string, item: Node, next: Node): string {
+  const end = item.offset + item.length;
+  const { comma, lineEnd } = after(text, end);
+  const start = lineStart(text, item.offset);
+  const eol = text.startsWith('\r\n', lineEnd) ? 2 : text[lineEnd] === '\n' ? 1 : 0;
+  if (/^[ \t]*$/.test(text.slice(start, item.offset)) && eol > 0 && lineEnd + eol <= next.offset) {
+    return text.slice(0, start) + text.slice(lineEnd + eol);
+  }
+  let from = comma === undefined ? end : comma + 1;
+  while (text[from] === ' ' || text[from] === '\t') from++;
+  return text.slice(0, item.offset) + text.slice(Math.min(from, next.offset));
 }

@@ -176,6 +176,10 @@ describe('init in a project with its own settings', () => {
     const withoutSessionEnd = text.replace(/,\n {8}"SessionEnd": \[\n[\s\S]*?\n {8}\]/, '');
     expect(withoutSessionEnd).not.toBe(text);
     text = withoutSessionEnd;
+    // and a hook of their own with a comment, between two of autodeck's
+    const between = text.replace(/\n( {8})"PreCompact": \[/, '\n$1// mine, between autodeck\'s hooks\n$1"SubagentStop": [],\n$1"PreCompact": [');
+    expect(between).not.toBe(text);
+    text = between;
     writeFileSync(settingsPath, text);
     writeFileSync(join(proj, '.gitignore'), `${read(join(proj, '.gitignore'))}dist/\n`);
 
@@ -186,7 +190,7 @@ describe('init in a project with its own settings', () => {
     expect(undo.stdout).toContain('.gitignore: removed .autodeck.lock');
     expect(undo.stdout).toContain(`${SKILL_PATH}: removed the /autodeck-auto skill`);
     // exactly the person's own text with their edits: byte for byte
-    expect(read(settingsPath)).toBe(edits(OWN_SETTINGS));
+    expect(read(settingsPath)).toBe(edits(OWN_SETTINGS).replace('        ]\n    }, /* kept', '        ],\n        // mine, between autodeck\'s hooks\n        "SubagentStop": []\n    }, /* kept'));
     expect(read(join(proj, '.gitignore'))).toBe('node_modules/\n.auto-stop\ndist/\n'); // .auto-stop was theirs
     const after = snapshot(proj);
     delete after['.claude/settings.json'];

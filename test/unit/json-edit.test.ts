@@ -54,3 +54,16 @@ describe('editing a settings file in place', () => {
     expect(readJsonc('{\n  "a": 1\n  "b": 2\n}')).toEqual({ error: 'is not valid JSON (CommaExpected at line 3)' });
   });
 });
+
+describe('taking an entry back when the person added more after it', () => {
+  it('keeps their comment and their entry, in a block and in a one-line list', () => {
+    const ours = '{\n  "hooks": {\n    "Stop": [\n      {"hooks": []}\n    ]\n  }\n}\n';
+    const added = appendAt(jsonText(ours), ['hooks', 'Notification'], HOOK);
+    // then the person adds a comment and a hook of their own after ours
+    const theirs = added.replace(/\n  }\n}\n$/, ',\n    // mine, after init\n    "PostToolUse": []\n  }\n}\n');
+    expect(removeAt(theirs, ['hooks', 'Notification'])).toBe('{\n  "hooks": {\n    "Stop": [\n      {"hooks": []}\n    ],\n    // mine, after init\n    "PostToolUse": []\n  }\n}\n');
+    expect(removeAt('{"a": [1, /* two */ 2, 3]}', ['a', 0])).toBe('{"a": [/* two */ 2, 3]}');
+    expect(removeAt('{"a": [1, 2, 3]}', ['a', 1])).toBe('{"a": [1, 3]}');
+    expect(removeAt('{\r\n  "x": 1, // ours\r\n  // theirs\r\n  "y": 2\r\n}', ['x'])).toBe('{\r\n  // theirs\r\n  "y": 2\r\n}');
+  });
+});
