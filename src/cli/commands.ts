@@ -108,7 +108,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [
       json('the same as JSON: {"loops": [...], "recent": [...]}'),
       { name: 'iterations', type: 'boolean', description: 'tokens, cost and compactions of each iteration too' },
-      { name: 'format', type: 'string', value: 'FORMAT', default: 'text', description: 'text, json, or tmux: a short segment for status-right (▶3 ?1 ✗1)' },
+      { name: 'format', type: 'string', value: 'FORMAT', default: 'text', description: 'text, json, or tmux: a short segment for status-right (?1 ✗1 ▶3)' },
     ],
     settings: ['db'],
     example: { command: "tmux set -g status-right '#(autodeck status --format tmux)'", says: 'loop counts in the tmux status line' },
