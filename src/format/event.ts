@@ -1,5 +1,6 @@
 import prettyMs from 'pretty-ms';
 import type { LoopEvent } from '../store/events.js';
+import { boundedCopy } from './bounded.js';
 
 function clock(iso: string): string {
   const d = new Date(iso);
@@ -67,7 +68,7 @@ export function describeEvent(e: LoopEvent): string {
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:
-      return Object.keys(d).length ? JSON.stringify(d) : '';
+      return Object.keys(d).length ? JSON.stringify(boundedCopy(d)) : '';
   }
 }
 

@@ -2,6 +2,7 @@ import { lstatSync, type BigIntStats } from 'node:fs';
 import { readAgentFile } from './safeRead.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
+import { describeValue as describe } from '../format/bounded.js';
 
 /** The steps of an auto loop, in the order the seed's routing visits them. */
 export const STEPS = ['plan', 'check', 'exec', 'merge', 'report'] as const;
@@ -79,11 +80,6 @@ export function parseSignal(text: string): SignalParse {
     signal.iteration = o.iteration;
   }
   return { ok: true, signal };
-}
-
-function describe(value: unknown): string {
-  const s = JSON.stringify(value) ?? String(value);
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
 /**

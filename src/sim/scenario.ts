@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STEP_KEYS, positionOf, resultsOf, route, type StepKey } from './routing.js';
+import { describeValue } from '../format/bounded.js';
 
 export const SCENARIO_FILE = '.sim.json';
 
@@ -74,10 +75,7 @@ export interface ScenarioParse {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const show = (v: unknown): string => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
-};
+const show = (v: unknown): string => describeValue(v, 40);
 
 /** Reads fields of one JSON object, collecting an error per bad field. */
 class Fields {

@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import { EventPruner, type EventBounds } from './eventPruning.js';
+import { boundedCopy, boundedDetail } from '../format/bounded.js';
 
 export const EVENT_KINDS = [
   'started', 'signal', 'signal_invalid', 'stall', 'stall_unrecognized', 'recovery', 'quota_wait', 'quota_resume',
@@ -61,7 +62,7 @@ export class EventStore {
 
   /** Like insert, and says how many times in a row the event has now happened. */
   record(e: LoopEvent): { id: number; repeats: number } {
-    const detail = JSON.stringify(e.detail);
+    const detail = JSON.stringify(boundedDetail(e.detail));
     if (COALESCED_KINDS.has(e.kind)) {
       const newest = this.newestFor.get(e.taskDir) as { id: number; kind: string; detail: string; repeats: number | null } | undefined;
       if (newest && newest.kind === e.kind && newest.detail === detail) {
@@ -106,9 +107,14 @@ export class EventStore {
   }
 }
 
+/** Longer details may come from a version that stored them unbounded: bounded on reading. */
+export const BOUND_ON_READ_CHARS = 4096;
+
 function parseDetail(text: unknown): Record<string, unknown> {
   try {
-    const v: unknown = JSON.parse(String(text));
+    const s = String(text);
+    const parsed: unknown = JSON.parse(s);
+    const v = s.length > BOUND_ON_READ_CHARS ? boundedCopy(parsed) : parsed;
     return v && typeof v === 'object' ? (v as Record<string, unknown>) : { value: v };
   } catch {
     return {};

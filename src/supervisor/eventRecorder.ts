@@ -5,6 +5,7 @@ import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
 import type { Clock } from './clock.js';
 import { HeldWrites } from './heldWrites.js';
+import { boundedDetail } from '../format/bounded.js';
 
 /**
  * The supervisor's event log: each event written to the database and told to the
@@ -20,7 +21,8 @@ export class EventRecorder {
 
   /** Writes an event and tells the listeners; `again`: a rolled-back one, written again, already told. */
   record(row: Pick<LoopRow, 'session' | 'taskDir' | 'taskName'>, kind: EventKind, detail: Record<string, unknown>, opts: { again?: boolean } = {}): void {
-    const event: LoopEvent = { at: new Date(this.clock.wall()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
+    // Details carry what agents wrote (hook payloads, screen text): bounded before anyone keeps or sends them.
+    const event: LoopEvent = { at: new Date(this.clock.wall()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail: boundedDetail(detail) };
     try {
       // Behind events a lock held back, an event waits its turn: the log keeps its order.
       if (this.held.waiting) throw new Database.SqliteError('events are waiting to be written', 'SQLITE_BUSY');
@@ -34,7 +36,7 @@ export class EventRecorder {
         this.noteBusy(err);
       } else {
         // The log must never take a loop down; the listeners still hear of it.
-        event.detail = { ...detail, logError: (err as Error).message };
+        event.detail = { ...event.detail, logError: (err as Error).message };
       }
     }
     if (!opts.again) this.tell(event);
