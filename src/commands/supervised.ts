@@ -18,7 +18,7 @@ export function openQuietSupervisor(settings: Settings): { store: Store; supervi
     if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
   }
   const store = Store.open(settings.db);
-  return { store, supervisor: new Supervisor({ store, settings }) };
+  return { store, supervisor: new Supervisor({ store, settings, lastResort: true }) };
 }
 
 /** Whether a person is attached to the loop of a task folder (no notification then). */

@@ -6,6 +6,7 @@ import type { LoopRow } from '../store/loops.js';
 import type { Clock } from './clock.js';
 import { HeldWrites } from './heldWrites.js';
 import { boundedDetail } from '../format/bounded.js';
+import { describeError } from './loopFailure.js';
 
 /**
  * The supervisor's event log: each event written to the database and told to the
@@ -39,12 +40,27 @@ export class EventRecorder {
         event.detail = { ...event.detail, logError: (err as Error).message };
       }
     }
-    if (!opts.again) this.tell(event);
+    if (!opts.again) this.listen(() => this.tell(event));
+  }
+
+  /**
+   * Runs a listener of the supervisor (the dashboard, a client, a notifier): what it throws
+   * is its own, recorded in the log, never the loop's whose change it heard.
+   */
+  listen(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      const { message, stack } = describeError(err);
+      try {
+        this.store.events.record({ at: new Date(this.clock.wall()).toISOString(), session: '', taskDir: '', kind: 'internal_error', detail: { where: 'event listener', message, stack } });
+      } catch { /* the log takes no write: nothing more to do */ }
+    }
   }
 
   /** A write failed for now (locked, or the disk full): said once, kept for later. */
   noteBusy(err: unknown): void {
     const message = this.held.failed(err);
-    if (message) this.tell(message);
+    if (message) this.listen(() => this.tell(message));
   }
 }

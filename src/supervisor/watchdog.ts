@@ -18,6 +18,7 @@ import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/r
 import { lookAtScreen, orIdle, showKeys, unknownCommandMessage, withHookState, type Look } from './screenLook.js';
 import { QuotaWaits, storedWait } from './quotaWaits.js';
 import { TranscriptWatch, transcriptQuotaWait } from './transcriptWatch.js';
+import { within } from './loopBoundary.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -159,12 +160,12 @@ export class Watchdog {
     }
     const approvals = this.approvals;
     if (!approvals) return false;
-    const handled = kind === 'permission_prompt'
+    const handled = within('approval', () => kind === 'permission_prompt'
       ? approvals.onPrompt({
         hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer,
         hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
       })
-      : approvals.onOther(kind);
+      : approvals.onOther(kind));
     if (!handled) return false;
     const before = this.state;
     this.state = { ...this.state, stallCount: 0, lastCaptureHash: hash, lastProgressAt: now };
