@@ -20,7 +20,7 @@ export interface Kind<T> {
   arg: string;
   /** Shown in help and in range errors, e.g. "1..1000", "> 0". */
   range?: string;
-  /** The flag may be repeated (meow `isMultiple`). */
+  /** The flag may be repeated, each value kept. */
   multiple?: boolean;
   parse(raw: unknown, ctx: ParseContext): Parsed<T>;
 }
