@@ -122,3 +122,11 @@ export function describeValue(value: unknown, max = 40): string {
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return `${s.slice(0, end)}...`;
 }
+
+/**
+ * `text` as one printable line of at most `max` characters: control characters (C0, DEL,
+ * C1) shown as `\xNN`, so that what a file or an agent wrote never drives a terminal.
+ */
+export function printableLine(text: string, max = 500): string {
+  return cutString(text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`), max);
+}

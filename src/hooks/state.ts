@@ -33,7 +33,7 @@ export function stateOfEvent(event: Record<string, unknown>): ReportedState | un
   const state = stateOf(event);
   if (!state) return undefined;
   const detail: Record<string, unknown> = {};
-  for (const k of KEPT) if (typeof event[k] === 'string') detail[k] = event[k];
+  for (const k of KEPT) if (typeof event[k] === 'string') detail[k] = (event[k] as string).slice(0, 4000);
   // What a permission asks for (the approval policy reads it, issue 15): the command or path, never file contents.
   if (event.hook_event_name === 'PermissionRequest' && typeof event.tool_input === 'object' && event.tool_input !== null) {
     const input = event.tool_input as Record<string, unknown>;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { hostileValue, runs } from '../helpers/hostile.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +109,18 @@ describe('boundedCopy', () => {
   it('a getter that throws is no data, and no crash', () => {
     const v = { get bad(): never { throw new Error('no'); } };
     expect(() => boundedCopy(v)).not.toThrow();
+  });
+
+  it('any value: a copy JSON can write, within the bounds, never a throw (property)', () => {
+    const bounds = { depth: 4, string: 50, items: 5, total: 300 };
+    fc.assert(fc.property(hostileValue, (v) => {
+      const copy = boundedCopy(v, bounds);
+      const text = JSON.stringify(copy) ?? '';
+      // strings and keys within the total; markers, quotes and commas besides
+      expect(text.length).toBeLessThan(bounds.total * 2 + 2000);
+      expect(JSON.parse(JSON.stringify(boundedCopy(JSON.parse(text || 'null'), bounds)) ?? 'null')).toEqual(JSON.parse(text || 'null'));
+      expect(describeValue(v).length).toBeLessThanOrEqual(40);
+    }), { numRuns: runs(300) });
   });
 
   it('describeValue: short, quoted, one line', () => {
