@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { printable } from '../format/event.js';
 import { describeValue } from '../format/bounded.js';
 
-/** The largest request body the API reads (SPEC 2.1 allows a signal the same). */
+/** The largest request body the API reads (the same as a signal file). */
 export const BODY_LIMIT = 64 * 1024;
 
 /** An answer other than success: the status code and the `error` text. */

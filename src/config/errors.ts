@@ -9,7 +9,7 @@ export interface SettingError {
 }
 
 /**
- * One line naming the setting and where it came from (SPEC 3: bad settings stop the
+ * One line naming the setting and where it came from (bad settings stop the
  * program with one clear line):
  *   autodeck: --max-iterations: 0 is out of range (1..1000)
  *   autodeck: maxIterations in /p/.autodeck.json: "x" is not a number

@@ -56,7 +56,7 @@ export interface Scenario {
   /** Also write a Claude Code-like JSONL transcript under $HOME/.claude/projects/ (assistant texts, API 429s). */
   transcript: boolean;
   /**
-   * Behave like an interactive agent under the Stop hook (SPEC 9) instead of running the
+   * Behave like an interactive agent under the Stop hook instead of running the
    * auto loop: each turn completes one `.checklist.json` task, then calls `autodeck hook
    * stop`; a block starts another turn (at most `maxTurns`), an allow leaves it idle at `> `.
    */

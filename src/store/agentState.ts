@@ -2,7 +2,7 @@ import type { Db } from './db.js';
 import { boundedCopy, boundedDetail } from '../format/bounded.js';
 import { BOUND_ON_READ_CHARS } from './events.js';
 
-/** What an agent's own hooks say it is doing (SPEC 9 state hooks). */
+/** What an agent's own hooks say it is doing. */
 export const AGENT_STATES = ['busy', 'waiting', 'idle', 'compacting', 'compacted', 'exited'] as const;
 export type AgentState = (typeof AGENT_STATES)[number];
 

@@ -29,13 +29,13 @@ export interface LoopEvent {
   lastAt?: string;
 }
 
-/** What the log has dropped to stay bounded (SPEC 4 events). */
+/** What the log has dropped to stay bounded. */
 export interface PrunedSummary {
   rows: number;
   newestDroppedAt: string | undefined;
 }
 
-/** The shared event log (SPEC 4): the dashboard, `autodeck log` and the hook read it. */
+/** The shared event log: the dashboard, `autodeck log` and the hook read it. */
 export class EventStore {
   private readonly ins;
   private readonly last;

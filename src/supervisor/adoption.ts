@@ -14,7 +14,7 @@ import type { StoredLoopSettings } from './rowSpec.js';
 import { StartRefused } from './loopStart.js';
 
 /**
- * What to do with an orphaned loop (SPEC 5.6): a `stopping` row was meant to end, so it
+ * What to do with an orphaned loop: a `stopping` row was meant to end, so it
  * is finished; a `suspended` one resumes without counting a restart; any other counts
  * one restart and obeys the limit.
  */

@@ -1,6 +1,6 @@
 import { boundedCopy } from '../format/bounded.js';
 /**
- * Agents that are hung but still drawing (issue 11 item 4): the screen hash misses an agent
+ * Agents that are hung but still drawing: the screen hash misses an agent
  * whose spinner ticks while nothing happens. Four signs, each with its own clock:
  *
  * - `transcript`: the agent's transcript has not grown for T while it shows busy, and no tool

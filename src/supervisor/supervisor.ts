@@ -98,8 +98,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Starts a loop on a task module (SPEC 5.1). A loop left there by an autodeck that
-   * died is adopted instead (SPEC 5.6); undefined when adopting ended it at once.
+   * Starts a loop on a task module. A loop left there by an autodeck that
+   * died is adopted instead; undefined when adopting ended it at once.
    * Throws StartRefused.
    */
   start(path: string, opts: StartOptions = {}): Loop | undefined {
@@ -117,7 +117,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       throw new StartRefused('usage', `a session id is 1 to 64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(opts.session.slice(0, 80))})`);
     }
     const session = opts.session ?? sessionName(module.name, module.dir);
-    // One loop per module and one per session (SPEC 8); failed rows are replaced.
+    // One loop per module and one per session; failed rows are replaced.
     const existing = [this.store.loops.getByTaskDir(module.dir), this.store.loops.get(session)]
       .find((r) => r !== undefined && r.status !== 'failed');
     if (existing) {
@@ -206,7 +206,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Adopts every orphaned loop that `accept` lets through (SPEC 5.6). Loops of live
+   * Adopts every orphaned loop that `accept` lets through. Loops of live
    * owners are never touched. Returns the loops now running here.
    */
   adoptOrphans(accept: (row: LoopRow) => boolean = () => true): Loop[] {
@@ -225,7 +225,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /**
    * Keeps adopting: every heartbeat (at least every TICK_MS), loops whose owner died are
-   * taken over (SPEC 5.6), so that the limits of a dead `run`'s tmux loops keep holding
+   * taken over, so that the limits of a dead `run`'s tmux loops keep holding
    * while a dashboard or `serve` is alive. The pid check is local and cheap; another
    * host's owner counts as gone only after its lease expires.
    */
@@ -268,7 +268,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Leaves every loop of this process for the next launch (SPEC 5.7), as a process that
+   * Leaves every loop of this process for the next launch, as a process that
    * quits on purpose does: pty loops are suspended (their agents end, their rows stay
    * `suspended` and resume at the next launch without counting a restart); tmux agents
    * are let go and keep running, to be re-attached. Returns how many loops it left.
@@ -352,7 +352,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const now = this.clock.mono();
     if (this.adoptEveryMs > 0 && now - this.lastAdoptAt >= this.adoptEveryMs) {
       this.lastAdoptAt = now;
-      // A suspended loop was left on purpose for the next launch (SPEC 5.7), not orphaned by a crash.
+      // A suspended loop was left on purpose for the next launch, not orphaned by a crash.
       this.adoptOrphans((row) => row.status !== 'suspended');
     }
     if (now - this.lastLeaseAt >= LEASE_REFRESH_MS && this.loops.size > 0) {
@@ -383,7 +383,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     } catch { /* locked: those events are lost, the rows are not */ }
   }
 
-  /** Stops timers and watchers; loops' rows stay for the next owner (SPEC 5.6). */
+  /** Stops timers and watchers; loops' rows stay for the next owner. */
   close(): void {
     this.unwatch?.();
     clearInterval(this.ticker);

@@ -6,7 +6,7 @@ import type { RunRow } from '../store/runs.js';
 import type { Clock } from './clock.js';
 import type { LoopSettings } from './loopSpec.js';
 
-/** What the supervisor needs of the settings (SPEC 3). */
+/** What the supervisor needs of the settings. */
 export interface SupervisorSettings extends LoopSettings {
   /** The user's additions to the agent profiles (settings file `profiles`). */
   profiles?: unknown;

@@ -17,7 +17,7 @@ import { hasControl, hostileBytes, hostileString, quick, runs } from '../helpers
 // Property-based: what an agent prints, byte for byte, through the terminal emulator the
 // sessions use (@xterm/headless, as src/sessions/pty.ts sets it up) into the screen
 // classifier and what reads the screen after it (the answer keys, the permission request,
-// the question, the API error banner, the quota message). The seed corpus is every screen
+// the question, the API error banner, the quota message). The corpus to start from is every screen
 // captured under test/fixtures/screens. For any bytes: no throw, a known kind, printable
 // one-line texts, within a generous bound.
 
