@@ -366,8 +366,12 @@ export class Loop {
     return this.rows.dirty;
   }
 
-  /** The counters patched for later, written; see LoopRowWriter.flush. */
+  /**
+   * The counters patched for later, written (LoopRowWriter.flush), inside the supervisor's
+   * one transaction for all loops. A locked database is the caller's to retry; any other
+   * error is this loop's own and fails it alone, through its boundary.
+   */
   flush(): Partial<LoopRow> | undefined {
-    return this.rows.flush();
+    return this.boundary.enter('flush', () => this.rows.flush(), { transientToCaller: true });
   }
 }

@@ -66,7 +66,8 @@ export class LoopBoundary {
     return this.failedAt;
   }
 
-  enter<T>(where: string, fn: () => T): T | undefined {
+  /** `transientToCaller`: a locked database is thrown on, for a caller that retries the whole (the supervisor's flush). */
+  enter<T>(where: string, fn: () => T, opts: { transientToCaller?: boolean } = {}): T | undefined {
     if (this.failedAt !== undefined) return undefined;
     if (this.depth > 0) return fn(); // already inside: the outermost entry catches
     const outer = inside;
@@ -77,6 +78,7 @@ export class LoopBoundary {
       return fn();
     } catch (err) {
       if (isTransientWriteError(err)) {
+        if (opts.transientToCaller) throw err;
         this.handlers.busy(err);
       } else {
         const part = typeof err === 'object' && err !== null ? thrownIn.get(err) : undefined;

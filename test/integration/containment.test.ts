@@ -116,13 +116,17 @@ const CASES: Case[] = [
   { where: 'hook report' },
   { where: 'approval' },
   { where: 'tick' },
+  // the supervisor writing the loop's counters, in its one transaction for all loops: slow
+  // steps, so that a heartbeat's counters wait for the tick (a signal writes them at once)
+  { where: 'flush', scenario: { stepSeconds: 2 } },
   { where: 'attach', act: (dir) => supervisor.loopOf(dir)!.setAttached(true) },
   {
     where: 'stop request', // the REST API's DELETE on this loop
     act: async (dir) => expect((await http({ method: 'DELETE', path: `/api/sessions/${row(dir)!.session}/task-auto`, port: api.port, token })).status).toBe(202),
   },
-  { where: 'agent exit', scenario: { crash: { atIteration: 2, exitCode: 3, times: 1 } } },
-  { where: 'timer', scenario: { crash: { atIteration: 2, exitCode: 3, times: 1 } } },
+  // a crash well after the throw is armed (each step is an iteration here)
+  { where: 'agent exit', scenario: { crash: { atIteration: 40, exitCode: 3, times: 1 } } },
+  { where: 'timer', scenario: { crash: { atIteration: 40, exitCode: 3, times: 1 } } },
 ];
 
 describe('an exception at a loop\'s boundary fails that loop alone', () => {

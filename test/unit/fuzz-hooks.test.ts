@@ -86,6 +86,12 @@ describe('hook payloads', () => {
     }), { numRuns: runs(300) });
   });
 
+  it('regression (found by the property above): a payload\'s text field of 70,000 characters is kept cut', () => {
+    const reported = stateOfEvent({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: '', reason: '\u0000'.repeat(70_000) });
+    expect(reported!.state).toBe('waiting');
+    expect(String(reported!.detail.reason).length).toBe(4000);
+  });
+
   it('parseEvent: an object or a printable reason', () => {
     fc.assert(fc.property(input, fc.boolean(), (text, timedOut) => {
       const r = quick(() => parseEvent({ text, oversized: false, timedOut }));
