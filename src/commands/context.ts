@@ -46,5 +46,7 @@ export function isCliError(err: unknown): err is CliError {
 }
 
 export function line(stream: NodeJS.WritableStream, text: string): void {
+  // a stream its reader closed (EPIPE) takes no more: see superviseThroughClosedOutput
+  if ((stream as { destroyed?: boolean }).destroyed) return;
   stream.write(`${text}\n`);
 }

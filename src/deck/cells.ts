@@ -73,7 +73,7 @@ export function fill(done: number, total: number): number {
   return total > 0 && Number.isFinite(done) ? Math.min(1, Math.max(0, done / total)) : 0;
 }
 
-/** A quota wait's STEP: the time left to the reset, counting down (SPEC 5.6). */
+/** A quota wait's STEP: the time left to the reset, counting down. */
 export function quotaStep(leftMs: number): string {
   return leftMs > 0 ? `reset in ${clockDuration(leftMs + 999)}` : 'reset: trying again';
 }
