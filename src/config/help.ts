@@ -3,12 +3,13 @@ import { SETTINGS_TABLE } from './schema.js';
 /** What meow needs per flag. All strings: meow would coerce numbers silently, we want our own errors. */
 export type MeowSettingFlag =
   | { readonly type: 'string'; readonly isMultiple?: false }
-  | { readonly type: 'string'; readonly isMultiple: true };
+  | { readonly type: 'string'; readonly isMultiple: true }
+  | { readonly type: 'boolean' };
 
 /** The settings' flags, to spread into meow's `flags` next to command-specific ones. */
 export function meowFlags(): Record<string, MeowSettingFlag> {
   return Object.fromEntries(
-    SETTINGS_TABLE.map((r) => [r.flagKey, r.kind.multiple ? { type: 'string', isMultiple: true } : { type: 'string' }]),
+    SETTINGS_TABLE.map((r) => [r.flagKey, r.kind.boolean ? { type: 'boolean' } : r.kind.multiple ? { type: 'string', isMultiple: true } : { type: 'string' }]),
   );
 }
 
@@ -39,7 +40,7 @@ export function lastWins(parsed: Record<string, unknown>, declared: Record<strin
  * range, default, environment variable and config-file key.
  */
 export function settingsHelp(): string {
-  const heads = SETTINGS_TABLE.map((r) => `${r.flag} ${r.kind.arg}`);
+  const heads = SETTINGS_TABLE.map((r) => `${r.flag} ${r.kind.arg}`.trimEnd());
   const width = Math.max(...heads.map((h) => h.length)) + 2;
   const pad = ' '.repeat(width + 2);
   const lines = SETTINGS_TABLE.flatMap((r, i) => [

@@ -23,6 +23,7 @@ const LOOP_STATES: Record<string, StateCell> = {
   running: { glyph: '▶', word: 'running', tone: 'active' },
   stalled: { glyph: '!', word: 'stalled', tone: 'warn', loud: true },
   quota_wait: { glyph: '‖', word: 'quota', tone: 'warn', loud: true },
+  verifying: { glyph: '◇', word: 'verify', tone: 'active' },
   stopping: { glyph: '■', word: 'stopping', tone: 'warn' },
   suspended: { glyph: '‖', word: 'suspended', tone: 'muted' },
   failed: { glyph: '✗', word: 'failed', tone: 'bad', loud: true },
@@ -49,6 +50,7 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
   failed: { glyph: '✗', word: 'failed', tone: 'bad' },
   budget: { glyph: '■', word: 'budget', tone: 'warn' },
   context_limit: { glyph: '■', word: 'context', tone: 'warn' },
+  verify_failed: { glyph: '✗', word: 'verify', tone: 'bad' },
 };
 
 /**

@@ -55,7 +55,7 @@ export function needsYouLine(n: NeedsYou): string {
 export type Triage = 'running' | 'needs_you' | 'done' | 'failed' | 'other';
 
 /** Outcomes of a finished run that count as failed (a person should look); others are stops by limit or by hand. */
-const FAILED_OUTCOMES = new Set(['blocked', 'merge_conflict', 'stall_limit', 'reasoning_loop', 'killed', 'failed']);
+const FAILED_OUTCOMES = new Set(['blocked', 'merge_conflict', 'stall_limit', 'reasoning_loop', 'killed', 'failed', 'verify_failed']);
 
 /**
  * A live loop that waits on a person needs you; any other live loop is running; a failed

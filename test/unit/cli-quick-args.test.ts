@@ -13,6 +13,7 @@ describe('quickDashboardArgs', () => {
     [['--root', '/a', '--db', '/tmp/x.db']],
     [['--root=/a', '--root', '/b', '--agent', 'node sim.js {taskDir}']],
     [['--heartbeat', '5', '--heartbeat', '9', '--max-iterations=7']],
+    [['--worktree', '--root', '/a', '--verify', 'npm test']],
   ])('reads %j as meow does', async (argv) => {
     const quick = await quickDashboardArgs(argv);
     expect(quick).toBeDefined();
@@ -24,7 +25,17 @@ describe('quickDashboardArgs', () => {
   it.each([
     [['demo']], [['status', '--json']], [['--help']], [['--version']], [['--json']], [['--root']],
     [['--root', '--db', 'x']], [['--max-cost', '-1']], [['--root', '']], [['--bogus', '1']], [['--root', 'a', 'extra']],
+    [['--no-worktree']], [['--worktree', 'true']],
   ])('hands %j to meow', async (argv) => {
     expect(await quickDashboardArgs(argv)).toBeUndefined();
+  });
+});
+
+describe('a switch setting on the command line', () => {
+  it('--worktree takes no value (the folder after it stays a folder); --no-worktree turns it off', async () => {
+    expect((await parseWithMeow(['run', '--worktree', '/m'])).input).toEqual(['run', '/m']);
+    expect((await parseWithMeow(['run', '--worktree', '/m'])).flags.worktree).toBe(true);
+    expect((await parseWithMeow(['run', '/m', '--no-worktree'])).flags.worktree).toBe(false);
+    expect((await parseWithMeow(['run', '/m'])).flags.worktree).toBeUndefined();
   });
 });

@@ -172,6 +172,11 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ notifyUrl: 'file:///etc/passwd' }, 'notifyUrl', '--notify-url: an http or https URL only, not file:'],
     [{ maxTokens: '-5' }, 'maxTokens', '--max-tokens: -5 is out of range (>= 0)'],
     [{ maxCost: 'lots' }, 'maxCostUsd', '--max-cost: "lots" is not a number'],
+    [{ verify: 'x'.repeat(4001) }, 'verify', '--verify: the verify command is longer than 4000 characters'],
+    [{ verifyTimeout: '0' }, 'verifyTimeoutMinutes', '--verify-timeout: 0 is out of range (>0..1440)'],
+    [{ verifyAttempts: '0' }, 'verifyAttempts', '--verify-attempts: 0 is out of range (1..100)'],
+    [{ worktree: 'maybe' }, 'worktree', '--worktree: "maybe" is not true or false'],
+    [{ worktreeBase: '--exec=x' }, 'worktreeBase', '--worktree-base: "--exec=x" is not a branch, tag or commit name'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
@@ -469,7 +474,7 @@ describe('command line', () => {
     const flags = meowFlags();
     const help = settingsHelp();
     for (const row of SETTINGS_TABLE) {
-      expect(flags[row.flagKey]?.type).toBe('string');
+      expect(flags[row.flagKey]?.type).toBe(row.kind.boolean ? 'boolean' : 'string');
       expect(row.env).toMatch(/^AUTODECK_[A-Z_]+$/);
       expect(help).toContain(`${row.flag} `);
       expect(help).toContain(row.env);
