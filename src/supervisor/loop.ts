@@ -28,6 +28,9 @@ import { waitingRequest } from './approvals.js';
 import type { ApprovalPolicy } from '../policy/rules.js';
 import { applySignal, endOutcome, limitAfter, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
 import { activeMsNow, anchorActive, type ActiveAnchor, type Clock } from './clock.js';
+import { VerifyGate, type VerifyConfig } from './verifyGate.js';
+import type { VerifyCommand } from '../verify/command.js';
+import { closeWorktree } from './loopWorktree.js';
 
 /** The settings one loop runs with; stored with its row so another owner can take it over. */
 export interface LoopSettings {
@@ -52,6 +55,10 @@ export interface LoopSettings {
   contextWindows?: Record<string, number>;
   /** The approval policy (src/policy/); absent in rows stored before it: no rules. */
   approval?: ApprovalPolicy;
+  /** The verify before `complete` (src/verify/), as resolved when the loop started; absent: none. */
+  verifyCommand?: VerifyCommand;
+  verifyTimeoutMinutes?: number;
+  verifyAttempts?: number;
 }
 
 /** How often a polling watcher looks (after the inotify watches ran out). */
@@ -110,6 +117,8 @@ export interface LoopSpec {
   transcriptDir?: string | undefined;
   /** The approval policy for its permission prompts (issue 15); absent: answered as before. */
   approval?: ApprovalSetup | undefined;
+  /** What must pass before the loop is complete; absent: the agent's word is enough. */
+  verify?: VerifyConfig | undefined;
 }
 
 /**
@@ -150,6 +159,10 @@ export class Loop {
   private spent: LoopSpend | undefined;
 
   private readonly watchdog: Watchdog;
+  /** The verify before `complete` (verifyGate.ts). */
+  private readonly verify: VerifyGate;
+  /** The verify failed verifyAttempts times in a row: the loop ends `verify_failed`. */
+  private verifyGaveUp = false;
   /** Where this process began counting the loop's active time (its timeout). */
   private readonly anchor: ActiveAnchor;
 
@@ -175,7 +188,22 @@ export class Loop {
       agentState: () => this.agentState(),
       agentRequest: () => waitingRequest(this.deps.store.agentState.get(this.row.session), this.sessionSince),
       recentAgentRequest: () => waitingRequest(this.deps.store.agentState.recent(this.row.session), this.sessionSince),
+      continuation: () => this.verify.takeMessage(),
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
+    this.verify = new VerifyGate({
+      row: () => this.row,
+      patch: (p) => this.patch(p),
+      event: (kind, detail) => this.event(kind, detail),
+      tx: (fn) => this.tx(fn),
+      wall: () => deps.clock.wall(),
+      record: (r) => deps.store.verifies.record(r),
+      passed: (signal) => this.stopAt(signal),
+      retry: () => this.afterFailedVerify(),
+      giveUp: (signal) => {
+        this.verifyGaveUp = true;
+        this.stopAt(signal);
+      },
+    }, spec.verify);
   }
 
   get row(): LoopRow {
@@ -212,10 +240,11 @@ export class Loop {
     return join(this.row.taskDir, name);
   }
 
-  /** Starts watching and the agent (SPEC 5.1 steps 3–5); or watches an agent already running. */
-  begin(running?: Session): void {
+  /** Starts watching and the agent (SPEC 5.1 steps 3–5); or watches an agent already running; `none`: no agent now. */
+  begin(running?: Session | 'none'): void {
     this.watch();
-    if (running) this.adoptSession(running);
+    if (running === 'none') { /* a verify under way decides whether an agent is needed */ }
+    else if (running) this.adoptSession(running);
     else this.spawnAgent();
     const every = Math.max(50, this.spec.settings.heartbeatSeconds * 1000);
     // Twenty loops' own timers were twenty wake-ups per period; on the tick they share one.
@@ -316,6 +345,7 @@ export class Loop {
     this.patch({ stallCount: 0, lastCaptureHash: '' });
     this.begin(session);
     if (this.stopReason) this.startGrace();
+    else if (this.row.status === 'verifying') this.verifyAgain();
   }
 
   /**
@@ -338,8 +368,17 @@ export class Loop {
   /** Runs an adopted loop again in this process: a new agent, counters as planned (SPEC 5.6). */
   resume(opts: { restartCount: number }): void {
     const counted = opts.restartCount > this.row.restartCount ? 1 : 0;
-    this.patch({ status: 'starting', restartCount: opts.restartCount, restartsTotal: this.row.restartsTotal + counted, stallCount: 0, lastCaptureHash: '', stopReason: '', agentPid: null });
-    this.begin();
+    // A loop whose verify was under way: the verify runs again first, the agent only if it fails.
+    const verifying = this.row.status === 'verifying' && this.verify.enabled;
+    this.patch({ status: verifying ? 'verifying' : 'starting', restartCount: opts.restartCount, restartsTotal: this.row.restartsTotal + counted, stallCount: 0, lastCaptureHash: '', stopReason: '', agentPid: null });
+    this.begin(verifying ? 'none' : undefined);
+    if (verifying) this.verifyAgain();
+  }
+
+  /** The `(stop)` the row holds, verified again by a new owner (the first owner's verify died with it). */
+  private verifyAgain(): void {
+    const r = this.row;
+    this.verify.start({ step: r.step, result: r.result, next: r.next, checkpoint: r.checkpoint, timestamp: r.lastSignalAt ?? r.startedAt } as Signal);
   }
 
   /** An adopted `stopping` loop: the stop was wanted, so it ends with the reason it had. */
@@ -373,7 +412,10 @@ export class Loop {
     if (this.stopping) return;
     const reason = limitAfter(this.row, this.activeMs());
     if (reason) this.requestStop(reason);
-    else if (!this.attachedNow) this.watchdog.promptBeat();
+    else if (!this.attachedNow && !this.verify.busy) {
+      this.watchdog.promptBeat();
+      if (this.verify.hasMessage) this.tellVerifyFailure();
+    }
   }
 
   /** Time the loop has worked, less quota waits: on the monotonic clock since this process took it. */
@@ -434,7 +476,7 @@ export class Loop {
     if (this.over || !session || session.exited || this.attachedNow) return;
     if (!this.stopping) {
       this.watchSpend();
-      if (this.stopping || this.over) return;
+      if (this.stopping || this.over || this.verify.busy) return; // an agent idle while its work is verified is no stall
       this.watchdog.beat();
       return;
     }
@@ -492,6 +534,8 @@ export class Loop {
     // again (it would end a quota wait, and a signal without an iteration would count one).
     if (firstLook && this.appliedByEarlierOwner()) return;
     const signal = read.signal;
+    // the agent went on while its work was being verified: that verify is moot
+    if (this.verify.busy) this.verify.cancel('a new signal');
     const { patch } = applySignal(this.row, signal, new Date(this.deps.clock.wall()));
     if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });
     this.tx(() => {
@@ -502,9 +546,8 @@ export class Loop {
     const closed = this.recordSpend(signalWrittenMs(this.signalPath));
     if (this.stopping) return;
     if (signal.next === '(stop)') {
-      this.stopSignal = signal;
-      this.patch({ status: 'stopping' });
-      this.startGrace();
+      if (this.verify.wants(signal)) this.verify.start(signal);
+      else this.stopAt(signal);
       return;
     }
     const reason = limitAfter(this.row, this.activeMs()) ?? this.budgetCheck() ?? this.contextCheck(closed?.compactions ?? 0, this.row.iteration);
@@ -576,6 +619,34 @@ export class Loop {
     return 'budget';
   }
 
+  /** The agent's own end of the loop (a `(stop)` signal): it leaves once idle, the grace time bounds it (SPEC 5.2). */
+  private stopAt(signal: Signal): void {
+    this.stopSignal = signal;
+    this.patch({ status: 'stopping', ...(this.verifyGaveUp ? { stopReason: 'verify_failed' } : {}) });
+    if (!this.agentAlive()) this.finish();
+    else this.startGrace();
+  }
+
+  /** A failed verify sends the agent back to work: told at its prompt, or started again if it is gone. */
+  private afterFailedVerify(): void {
+    this.patch({ status: 'running' });
+    this.watchdog.onSignal(); // the time spent verifying was progress, not a stall
+    if (this.agentAlive()) this.tellVerifyFailure();
+    else this.restartAfterCrash({ exitCode: 0 }, 'the verify failed and the agent had exited');
+  }
+
+  /** Types the failed verify's report once the agent is idle at its prompt (text, a pause, Enter). */
+  private tellVerifyFailure(): void {
+    const session = this.session;
+    if (!session || session.exited || this.attachedNow || !this.verify.hasMessage) return;
+    const idle = this.agentState() === 'idle' || classifyScreen(this.spec.profile, session.screen()).kind === 'idle';
+    if (!idle) return;
+    const message = this.verify.takeMessage()!;
+    session.write(message);
+    this.later(ENTER_DELAY_MS, () => session.write('\r'));
+    this.event('verify_feedback', { chars: message.length, failures: this.row.verifyFailures ?? 0 });
+  }
+
   /** A stop file appeared: ours, or another process asking (SPEC 2.2). */
   checkStopFile(): void {
     if (this.over) return;
@@ -618,6 +689,8 @@ export class Loop {
   }
 
   private noteStopRequested(reason: StopReason, force: boolean, by: string): void {
+    this.verify.cancel('the loop is stopping');
+    this.verify.dropMessage();
     this.tx(() => {
       this.patch({ status: 'stopping', stopReason: reason });
       this.event('stop_requested', { reason, force, by });
@@ -627,6 +700,7 @@ export class Loop {
   }
 
   private forceKill(reason: StopReason, by: string): void {
+    this.verify.cancel('the loop is stopping');
     this.forceStop = true;
     this.stopReason ??= reason;
     if (this.agentAlive()) this.forced = true;
@@ -669,12 +743,18 @@ export class Loop {
       this.finish();
       return;
     }
+    // An agent that ends with its loop: the verify decides what comes next.
+    if (this.verify.busy) return;
     // No folder, nothing to restart on: the loop ends (the log said why).
     if (!existsSync(this.row.taskDir)) {
       this.end('stopped', false);
       return;
     }
-    // A crash (SPEC 5.5): restart with backoff unless the limit is reached.
+    this.restartAfterCrash(exit);
+  }
+
+  /** A crash (SPEC 5.5), or an agent gone when its failed verify sends it back to work: restart with backoff unless the limit is reached. */
+  private restartAfterCrash(exit: SessionExit, why?: string): void {
     if (this.row.restartCount >= this.spec.settings.restartLimit) {
       this.fail();
       return;
@@ -683,7 +763,7 @@ export class Loop {
     const delay = restartBackoffMs(attempt);
     this.tx(() => {
       this.patch({ restartCount: attempt, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null });
-      this.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode });
+      this.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode, ...(why ? { why } : {}) });
     });
     this.later(delay, () => {
       if (!this.over && !this.stopping) this.spawnAgent();
@@ -692,7 +772,7 @@ export class Loop {
 
   /** The loop is over: clean up and record the run (SPEC 5.5). */
   finish(): void {
-    const outcome = endOutcome({ stopSignal: this.stopSignal, stopReason: this.stopReason, forceStop: this.forceStop });
+    const outcome = endOutcome({ stopSignal: this.stopSignal, stopReason: this.stopReason, forceStop: this.forceStop, verifyFailed: this.verifyGaveUp });
     this.end(outcome, false);
   }
 
@@ -713,6 +793,8 @@ export class Loop {
     this.stopTimers();
     this.watcher?.close();
     this.session?.dispose();
+    this.verify.cancel('the loop ended');
+    this.verify.flush();
     for (const name of [SIGNAL_FILE, SIGNAL_TMP_FILE, STOP_FILE]) {
       try {
         removeIfPresent(this.file(name));
@@ -726,7 +808,7 @@ export class Loop {
       endedAt: new Date(now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
       timeoutMinutes: row.timeoutMinutes, outcome, stopReason: this.stopReason ?? this.failure?.code ?? '', forced: this.forced,
       recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: active,
-      ...this.finalSpend(),
+      ...this.finalSpend(), ...closeWorktree(row, (kind, detail) => this.event(kind, detail)),
     };
     this.saveEnd(run, outcome, keepRow);
   }
@@ -765,6 +847,7 @@ export class Loop {
    * An agent that can outlive us (tmux) is let go, to be re-attached by the next owner.
    */
   detach(): void {
+    this.verify.cancel('autodeck is going away; the next owner verifies again');
     this.stopTimers();
     this.watcher?.close();
     this.session?.detach?.();
@@ -778,13 +861,14 @@ export class Loop {
    */
   suspend(): void {
     if (this.over) return;
+    this.verify.cancel('autodeck is shutting down; the next launch verifies again');
     this.stopTimers();
     this.watcher?.close();
     const session = this.session;
     this.session = undefined; // its exit is no crash: the exit listener ignores a session no longer ours
     const running = session !== undefined && !session.exited;
     this.tx(() => {
-      this.patch({ status: this.row.status === 'stopping' ? 'stopping' : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
+      this.patch({ status: this.row.status === 'stopping' ? 'stopping' : this.row.status === 'verifying' ? 'verifying' : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
       if (running) this.event('agent_exit', { action: 'SIGKILL', why: 'autodeck is shutting down; the loop is suspended until the next launch' });
     });
     this.over = true;

@@ -130,5 +130,6 @@ export function runJson(run: RunRow): Record<string, unknown> {
     costUsd: run.costUsd ?? null,
     spend: spendNote(run.tokens, run.costUsd),
     compactions: run.compactions ?? null,
+    worktree: run.worktreePath ? { path: run.worktreePath, branch: run.worktreeBranch ?? '', state: run.worktreeState ?? '' } : null,
   };
 }

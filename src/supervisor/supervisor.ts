@@ -25,6 +25,8 @@ import { TICK_MS } from './tick.js';
 import { ownerAlive } from './owner.js';
 import { stopOthersLoop } from './remoteStop.js';
 import { killOrphanAgent } from '../sessions/orphans.js';
+import { loopVerify, loopWorktree, releaseWorktree, verifyConfig, type StartedWorktree } from './startExtras.js';
+import { describeVerify, type VerifySetting } from '../verify/command.js';
 
 /** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
 export interface StoredLoopSettings extends LoopSettings {
@@ -37,7 +39,8 @@ export interface StoredLoopSettings extends LoopSettings {
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
   'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
-  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval'] as const satisfies readonly (keyof LoopSettings)[];
+  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval', 'verifyCommand', 'verifyTimeoutMinutes',
+  'verifyAttempts'] as const satisfies readonly (keyof LoopSettings)[];
 
 /** The per-loop settings present in `source` (a settings object, or what a row stored). */
 function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
@@ -99,6 +102,10 @@ export interface SupervisorSettings extends LoopSettings {
   maxIterations: number;
   timeoutMinutes: number;
   mode?: 'signal' | 'hook';
+  /** The verify before `complete` (a module's own `.index.json` may name one too), and a worktree per loop. */
+  verify?: VerifySetting;
+  worktree?: boolean;
+  worktreeBase?: string;
 }
 
 /** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
@@ -116,6 +123,8 @@ export interface StartOptions {
   session?: string;
   /** Refuse (StartRefused 'failed') instead of replacing a loop that failed and needs a person. */
   refuseFailed?: boolean;
+  /** A git worktree for this loop (the start dialog, the API); the `worktree` setting when left out. */
+  worktree?: boolean;
 }
 
 export interface SupervisorOptions {
@@ -238,19 +247,36 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
 
     const argv = expandAgentArgv(this.settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
-    const cwd = this.settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
-    const program = argv[0] ? resolveProgram(argv[0], this.env, cwd) : undefined;
+    const checkoutCwd = this.settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
+    const program = argv[0] ? resolveProgram(argv[0], this.env, checkoutCwd) : undefined;
     if (!program) throw new StartRefused('usage', missingProgramMessage(argv[0] ?? ''));
     argv[0] = program;
+    const verifyFound = loopVerify(this.settings.verify, module, this.env, checkoutCwd);
+    if ('error' in verifyFound) throw new StartRefused('usage', verifyFound.error);
+    const verify = verifyFound.command;
     const mode = this.settings.mode ?? 'signal';
     // Only Claude Code itself takes --settings: a wrapper or the simulator read as the claude profile must not get it.
     const hooksInjected = this.settings.agentProfile === 'claude' && profileForProgram(program) === 'claude';
-    const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
+    // Last of the checks, as it makes something: the loop's own worktree, where its agent starts.
+    const made = (opts.worktree ?? this.settings.worktree) ? loopWorktree(module, this.settings.worktreeBase, checkoutCwd) : undefined;
+    if (made && 'error' in made) throw new StartRefused('usage', made.error);
+    const worktree: StartedWorktree | undefined = made;
+    const cwd = worktree?.cwd ?? checkoutCwd;
+    let agentArgv: string[];
+    try {
+      agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
+    } catch (err) {
+      if (worktree) releaseWorktree(worktree);
+      throw err;
+    }
+    // Claude Code in a worktree: the checkout's skills (the /autodeck-auto skill) and the module stay in reach.
+    if (worktree && hooksInjected) agentArgv.push('--add-dir', worktree.repo);
 
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
     const loopSettings: StoredLoopSettings = {
       ...pickLoopSettings(this.settings), cwd, mode, hooksInjected,
+      ...(verify ? { verifyCommand: verify } : {}),
     };
     const nowIso = new Date(this.now()).toISOString();
     let row: LoopRow;
@@ -259,8 +285,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         session, taskDir: module.dir, taskName: module.name, root: module.root, maxIterations, timeoutMinutes,
         startedAt: nowIso, backend: this.settings.backend, ownerPid: this.pid, ownerHost: this.host,
         ownerHeartbeatAt: nowIso, agentArgv, settings: loopSettings as unknown as Record<string, unknown>,
+        ...(worktree ? { worktreePath: worktree.path, worktreeBranch: worktree.branch } : {}),
       });
     } catch (err) {
+      if (worktree) releaseWorktree(worktree);
       // The database is the final guard against two processes starting one loop at once.
       if (isConstraintError(err)) {
         const winner = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
@@ -274,7 +302,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const loop = this.makeLoop(row);
     this.record(row, 'started', {
       maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid, mode, hooksInjected, ...(replacedFailed ? { replacedFailed } : {}),
+      ...(verify ? { verify: describeVerify(verify) } : {}),
     });
+    if (worktree) {
+      this.record(row, 'worktree', {
+        action: 'created', path: worktree.path, branch: worktree.branch, base: worktree.base, baseCommit: worktree.baseCommit,
+        ...(worktree.sourceDirty ? { note: 'the checkout has uncommitted changes; the worktree starts from the commit, without them' } : {}),
+      });
+    }
     loop.begin();
     this.emit('change');
     return loop;
@@ -306,7 +341,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     else delete env[HOOKS_ENV];
     const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
     const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
-    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir, approval }, {
+    const verify = verifyConfig(row, settings, this.env, stored.mode ?? 'signal');
+    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir, approval, verify }, {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
       clock: this.clock,
@@ -362,6 +398,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     const from = { pid: orphan.ownerPid, host: orphan.ownerHost };
     const row = this.store.loops.get(orphan.session)!;
+    // A verify its owner left running is ended: the new owner runs it again.
+    if (orphan.ownerHost === this.host && orphan.verifyPid) killOrphanAgent(orphan.verifyPid, orphan.session);
     // A tmux agent outlives its supervisor: watch it again rather than start a second one.
     const survivor = orphan.backend === 'tmux' ? attachTmuxSession(tmuxSessionName(orphan.session), this.tmux) : undefined;
     if (survivor && !survivor.exited) {

@@ -8,8 +8,9 @@ export const VERIFY_OUTPUT_BYTES = 64 * 1024;
 export const HISTORY_TAIL: TailLimits = { lines: 80, chars: 6000 };
 /** The tail the agent is told (typed into its prompt: short, one line). */
 export const MESSAGE_TAIL: TailLimits = { lines: 30, chars: 1500 };
-/** The longest continuation message typed to an agent. */
+/** The longest continuation message typed to an agent, in characters and in UTF-8 bytes. */
 export const MAX_MESSAGE_CHARS = 2400;
+export const MAX_MESSAGE_BYTES = 4000;
 
 export const DEFAULT_VERIFY_ATTEMPTS = 3;
 
@@ -80,8 +81,10 @@ export function feedbackMessage(input: FeedbackInput): string {
   const room = MAX_MESSAGE_CHARS - head.length - then.length - 40;
   let shown = tail.split('\n').map((l) => l.trim()).filter((l) => l !== '').join(' ⏎ ');
   if (shown.length > room) shown = `…${shown.slice(shown.length - Math.max(0, room) + 1)}`;
-  const output = shown === '' ? ' It printed nothing.' : ` The end of its output: «${shown}».`;
-  return `${head}${output} ${then}`;
+  const say = (text: string): string => `${head}${text === '' ? ' It printed nothing.' : ` The end of its output: «${text}».`} ${then}`;
+  // a terminal's line buffer holds 4 KiB: an agent reading lines (not raw keys) must get all of it
+  while (Buffer.byteLength(say(shown)) > MAX_MESSAGE_BYTES && shown.length > 1) shown = `…${shown.slice(Math.ceil(shown.length / 8) + 1)}`;
+  return say(shown);
 }
 
 export interface VerifyEnvInput {
@@ -91,6 +94,8 @@ export interface VerifyEnvInput {
   worktree?: string | undefined;
   /** The verify's working directory. */
   cwd: string;
+  /** The loop's session (its processes carry it: an adopter can tell them from a recycled pid). */
+  session: string;
   attempt: number;
 }
 
@@ -110,7 +115,7 @@ export function verifyEnv(base: NodeJS.ProcessEnv, input: VerifyEnvInput): Recor
   Object.assign(env, {
     TERM: 'dumb', NO_COLOR: '1', PWD: input.cwd,
     AUTODECK_VERIFYING: '1', AUTODECK_VERIFY_ATTEMPT: String(input.attempt),
-    AUTODECK_TASK_DIR: input.taskDir, AUTODECK_TASK_NAME: input.taskName,
+    AUTODECK_TASK_DIR: input.taskDir, AUTODECK_TASK_NAME: input.taskName, AUTODECK_SESSION: input.session,
   });
   delete env.FORCE_COLOR;
   if (input.worktree) env.AUTODECK_WORKTREE_PATH = input.worktree;

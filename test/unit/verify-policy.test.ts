@@ -113,6 +113,9 @@ describe('the continuation message after a failed verify', () => {
     const m = feedbackMessage({ ...base, result: result({ output }) });
     expect(m.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
     expect(m).toContain(' 4999»');
+    const wide = feedbackMessage({ ...base, result: result({ output: '漢字'.repeat(5000) }) });
+    expect(Buffer.byteLength(wide)).toBeLessThanOrEqual(4000);
+    expect(wide).toContain('漢字»');
   });
 
   it('in hook mode asks for the completion sentinel again; the output cannot carry the sentinel itself', () => {
@@ -129,11 +132,11 @@ describe("the verify's environment", () => {
     const env = verifyEnv({
       PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', npm_lifecycle_event: 'test', npm_config_prefix: '/x', AUTODECK_DB: '/db',
       AUTODECK_VERIFY: 'npm test', AUTODECK_WORKTREE: 'true', CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 's', TMUX: '/tmp/t', COLUMNS: '80', FORCE_COLOR: '3', INIT_CWD: '/c',
-    }, { taskDir: '/p/AiTasks/m', taskName: 'm', worktree: '/p/.autodeck/worktrees/m-1', cwd: '/p/.autodeck/worktrees/m-1', attempt: 2 });
+    }, { taskDir: '/p/AiTasks/m', taskName: 'm', worktree: '/p/.autodeck/worktrees/m-1', cwd: '/p/.autodeck/worktrees/m-1', attempt: 2, session: 'auto-m-abc' });
     expect(env).toEqual({
       PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1', PWD: '/p/.autodeck/worktrees/m-1',
       AUTODECK_VERIFYING: '1', AUTODECK_VERIFY_ATTEMPT: '2', AUTODECK_TASK_DIR: '/p/AiTasks/m', AUTODECK_TASK_NAME: 'm',
-      AUTODECK_WORKTREE_PATH: '/p/.autodeck/worktrees/m-1',
+      AUTODECK_SESSION: 'auto-m-abc', AUTODECK_WORKTREE_PATH: '/p/.autodeck/worktrees/m-1',
     });
   });
 });
