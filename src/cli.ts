@@ -19,6 +19,7 @@ const usage = (settingsHelp: string): string => `
     autodeck lookup TASK_DIR [--json]        which session runs this module (exit 1: none)
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
     autodeck history [TASK_DIR] [--last N] [--json] [--iterations]   finished runs with outcome, times, spend and score
+    autodeck worktrees [--prune] [--json]    the loops' git worktrees and what they hold; --prune removes empty ones
     autodeck serve [--api-port N]            headless supervisor with the loopback REST API
     autodeck init [--force]                  prepare a project: .gitignore, hooks, the /autodeck-auto skill
     autodeck demo [--fast | --speed S]       real loops on a demo workspace, with the simulated agent
@@ -32,6 +33,7 @@ const usage = (settingsHelp: string): string => `
     --iterations      status / history: tokens, cost and compactions of each iteration too
     --title T         new: the module's title (default: NAME)
     --refuse-failed   run: do not start on a module whose last loop failed (exit 3)
+    --prune           worktrees: remove the loop worktrees that hold nothing (never a branch)
     --help, --version
 
   Exit codes: 0 all went as asked (run: every loop complete), 1 a loop ended another
@@ -42,7 +44,7 @@ const usage = (settingsHelp: string): string => `
 ${settingsHelp.replace(/^/gm, '  ')}
 `;
 
-const COMMANDS = ['new', 'run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook'] as const;
+const COMMANDS = ['new', 'run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook', 'worktrees'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 async function dispatch(name: CommandName, ctx: CommandContext): Promise<number> {
@@ -71,6 +73,8 @@ async function dispatch(name: CommandName, ctx: CommandContext): Promise<number>
       return (await import('./commands/init.js')).init(ctx);
     case 'hook':
       return (await import('./commands/hook.js')).hook(ctx);
+    case 'worktrees':
+      return (await import('./commands/worktrees.js')).worktrees(ctx);
   }
 }
 
@@ -100,6 +104,7 @@ export async function parseWithMeow(argv: string[]) {
     refuseFailed: { type: 'boolean' },
     iterations: { type: 'boolean' },
     format: { type: 'string' },
+    prune: { type: 'boolean' },
   } as const;
   try {
     // Every flag may be given twice (the shell convention: the last one wins, silently);

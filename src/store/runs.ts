@@ -55,6 +55,7 @@ export class RunStore {
   private readonly latest;
   private readonly countAll;
   private readonly countFor;
+  private readonly worktreeDirs;
 
   constructor(db: Db) {
     this.ins = db.prepare(`INSERT INTO runs (session_name, task_dir, task_name, started_at, ended_at, iterations,
@@ -70,6 +71,7 @@ export class RunStore {
     this.latest = db.prepare(`${SELECT} WHERE id IN (SELECT max(id) FROM runs GROUP BY task_dir)`);
     this.countAll = db.prepare('SELECT count(*) AS n FROM runs');
     this.countFor = db.prepare('SELECT count(*) AS n FROM runs WHERE task_dir = ?');
+    this.worktreeDirs = db.prepare("SELECT DISTINCT task_dir AS taskDir FROM runs WHERE worktree_path != ''");
   }
 
   insert(run: NewRun): number {
@@ -98,6 +100,11 @@ export class RunStore {
   /** The newest run of every module that has one, by task folder (the dashboard's idle rows). */
   latestByTaskDir(): Map<string, RunRow> {
     return new Map((this.latest.all() as Record<string, unknown>[]).map(fromRaw).map((r) => [r.taskDir, r]));
+  }
+
+  /** The task folders whose runs left a worktree (the repositories `autodeck worktrees` looks in). */
+  worktreeTaskDirs(): string[] {
+    return (this.worktreeDirs.all() as { taskDir: string }[]).map((r) => r.taskDir);
   }
 
   /** How many runs there are, of one module or of all. */
