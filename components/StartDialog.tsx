@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState } from 'react';
 import { Box, Text, useInput } from 'ink';
 import { TextInput } from '@inkjs/ui';
-import { START_FIELDS, START_FIELD_LABELS, nextField, startBasisText, validateStartForm, type StartField, type StartValues } from '../src/deck/startForm.js';
+import { START_FIELDS, START_FIELD_LABELS, nextFocus, startBasisText, validateStartForm, type StartField, type StartFocus, type StartValues } from '../src/deck/startForm.js';
 import type { Limits, LimitSuggestion } from '../src/history/suggest.js';
 import type { ActionResult } from '../src/deck/model.js';
 import { useTheme } from './theme.js';
@@ -11,8 +11,10 @@ interface StartDialogProps {
   name: string;
   defaults: Limits;
   suggestion: LimitSuggestion;
-  onStart: (limits: Limits) => ActionResult;
+  onStart: (limits: Limits, opts: { worktree: boolean }) => ActionResult;
   onCancel: () => void;
+  /** The worktree switch's first position (the `worktree` setting). */
+  worktree?: boolean;
 }
 
 /**
@@ -20,7 +22,7 @@ interface StartDialogProps {
  * suggestion from past runs (the defaults when there are none). Enter starts only when
  * both values are valid; each invalid one says why under its field.
  */
-export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: StartDialogProps) {
+export function StartDialog({ name, defaults, suggestion, onStart, onCancel, worktree: worktreeDefault = false }: StartDialogProps) {
   const theme = useTheme();
   const initial = useMemo<StartValues>(() => ({
     maxIterations: String(suggestion.maxIterations),
@@ -30,13 +32,14 @@ export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: S
   // TextInput calls onChange again on every render while its text differs from the
   // default; only a real edit clears the field's error.
   const seen = useRef<StartValues>(initial);
-  const [focus, setFocus] = useState<StartField>('maxIterations');
+  const [focus, setFocus] = useState<StartFocus>('maxIterations');
+  const [worktree, setWorktree] = useState(worktreeDefault);
   const [errors, setErrors] = useState<Partial<Record<StartField, string>>>({});
   const [failure, setFailure] = useState<string | undefined>();
 
   // The focused field's text comes with Enter: its onChange may not have landed yet.
-  const submit = (field: StartField, text: string): void => {
-    const current = { ...values, [field]: text };
+  const submit = (field: StartField | undefined, text: string): void => {
+    const current = field ? { ...values, [field]: text } : values;
     seen.current = current;
     setValues(current);
     const checked = validateStartForm(current);
@@ -46,13 +49,19 @@ export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: S
       return;
     }
     setErrors({});
-    const result = onStart(checked.limits);
+    const result = onStart(checked.limits, { worktree });
     if (!result.ok) setFailure(result.message);
   };
 
-  useInput((_input, key) => {
+  useInput((input, key) => {
     if (key.escape) onCancel();
-    else if (key.tab || key.downArrow || key.upArrow) setFocus((f) => nextField(f, key.upArrow || (key.tab && key.shift) ? -1 : 1));
+    else if (key.tab || key.downArrow || key.upArrow) setFocus((f) => nextFocus(f, key.upArrow || (key.tab && key.shift) ? -1 : 1));
+    else if (focus === 'worktree') {
+      // the switch: Space flips it, y / n set it, Enter starts (no text field has the keys now)
+      if (input === ' ') setWorktree((w) => !w);
+      else if (input === 'y' || input === 'n') setWorktree(input === 'y');
+      else if (key.return) submit(undefined, '');
+    }
   });
 
   const basis = startBasisText(suggestion, defaults);
@@ -80,6 +89,9 @@ export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: S
           {errors[f] ? <Text color={theme.error} wrap="truncate-end">{`    ✗ ${errors[f]}`}</Text> : null}
         </Box>
       ))}
+      <Text color={focus === 'worktree' ? theme.accent : undefined} bold={focus === 'worktree'} wrap="truncate-end">
+        {`${focus === 'worktree' ? '›' : ' '} ${'worktree'.padEnd(18)} ${worktree ? '[x] its own git worktree and branch' : '[ ] in the checkout'}${focus === 'worktree' ? '  (Space)' : ''}`}
+      </Text>
       <Text dimColor={theme.dim} wrap="truncate-end">{basis}</Text>
       {failure ? <Text color={theme.error} wrap="truncate-end">{`✗ not started: ${printable(failure)}`}</Text> : null}
       <Text dimColor={theme.dim} wrap="truncate-end">Enter start  Tab next field  Esc cancel</Text>

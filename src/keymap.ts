@@ -75,7 +75,7 @@ export const DIALOG_KEYS: readonly { keys: string; description: string }[] = [
 ];
 
 /** What the glyphs of the state column mean. */
-export const STATE_LEGEND = '▶ running  ○ starting  ! stalled  ‖ quota wait (elapsed paused)  ■ stopping  ✗ failed  ✓ complete  · no loop  ↗ run by another autodeck  ? owner gone';
+export const STATE_LEGEND = '▶ running  ○ starting  ! stalled  ‖ quota wait (elapsed paused)  ◇ verify (its verify command runs)  ■ stopping  ✗ failed  ✓ complete  · no loop  ↗ run by another autodeck  ? owner gone';
 
 /** The command a key runs, if any. */
 export function commandForKey(key: string): Command | undefined {

@@ -19,6 +19,8 @@ export interface ModelSettings {
   stallThreshold: number;
   recoveryTotal: number;
   backend: string;
+  /** Whether a new loop gets a git worktree unless the start dialog says otherwise. */
+  worktree?: boolean;
 }
 
 /** An action's outcome, as the dashboard shows it: nothing, or one line. */
@@ -41,7 +43,7 @@ export interface DashboardModel {
   suggestion(key: string): LimitSuggestion;
   /** A module's newest finished runs, newest first (the history view). */
   runs(key: string, limit: number): RunRow[];
-  start(key: string, limits: Partial<Limits>): ActionResult;
+  start(key: string, limits: Partial<Limits>, opts?: { worktree?: boolean }): ActionResult;
   stop(key: string, force: boolean): ActionResult;
   /** Starts a failed loop again with its own limits. */
   restart(key: string): ActionResult;
@@ -93,7 +95,7 @@ export class LiveModel implements DashboardModel {
 
   constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[]) {
     const s = supervisor.settings;
-    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend };
+    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend, worktree: s.worktree ?? false };
     this.deck = new Deck(supervisor, store, roots);
     this.deck.on('change', this.onDeckChange);
     supervisor.on('event', this.onEvent);
@@ -175,9 +177,9 @@ export class LiveModel implements DashboardModel {
     }
   }
 
-  start(key: string, limits: Partial<Limits>): ActionResult {
+  start(key: string, limits: Partial<Limits>, opts: { worktree?: boolean } = {}): ActionResult {
     try {
-      this.supervisor.start(key, limits);
+      this.supervisor.start(key, { ...limits, ...opts });
       this.deck.poll();
       return { ok: true };
     } catch (err) {

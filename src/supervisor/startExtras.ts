@@ -2,7 +2,7 @@ import { gitTopLevel } from '../paths.js';
 import { resolveProgram } from '../agent/command.js';
 import type { TaskModule } from '../protocol/modules.js';
 import type { LoopRow } from '../store/loops.js';
-import { verifyFor, type VerifyCommand, type VerifySetting } from '../verify/command.js';
+import { asVerifyCommand, verifyFor, type VerifyCommand, type VerifySetting } from '../verify/command.js';
 import { DEFAULT_VERIFY_ATTEMPTS } from '../verify/policy.js';
 import { createWorktree, cwdInWorktree, WorktreeRefused, type LoopWorktree } from '../worktree/create.js';
 import { removeIfEmpty } from '../worktree/state.js';
@@ -52,9 +52,10 @@ export function releaseWorktree(wt: StartedWorktree): void {
 
 /** The verify a loop runs, from what its row stored; undefined when it has none. */
 export function verifyConfig(row: Pick<LoopRow, 'taskDir' | 'worktreePath'>, settings: LoopSettings, env: NodeJS.ProcessEnv, mode: 'signal' | 'hook'): VerifyConfig | undefined {
-  if (!settings.verifyCommand) return undefined;
+  const command = asVerifyCommand(settings.verifyCommand);
+  if (!command) return undefined;
   return {
-    command: settings.verifyCommand,
+    command,
     timeoutMs: (settings.verifyTimeoutMinutes ?? DEFAULT_VERIFY_TIMEOUT_MINUTES) * 60_000,
     attempts: settings.verifyAttempts ?? DEFAULT_VERIFY_ATTEMPTS,
     cwd: row.worktreePath || (gitTopLevel(row.taskDir) ?? row.taskDir),

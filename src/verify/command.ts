@@ -48,6 +48,13 @@ export function parseVerify(raw: unknown): VerifyParse {
   return { ok: false, message: `${JSON.stringify(raw)?.slice(0, 60) ?? String(raw)} is not a command: give a shell line (a string) or an argv (an array of strings)` };
 }
 
+/** A command as a loop's row stored it; undefined when it is not one (a row of another version). */
+export function asVerifyCommand(stored: unknown): VerifyCommand | undefined {
+  const c = stored as { kind?: unknown; line?: unknown; argv?: unknown } | null | undefined;
+  const parsed = c?.kind === 'shell' ? parseVerify(c.line) : c?.kind === 'argv' ? parseVerify(c.argv) : undefined;
+  return parsed?.ok ? parsed.command : undefined;
+}
+
 /** The command as a person reads it (events, the continuation message, history). */
 export function describeVerify(command: VerifyCommand): string {
   if (command.kind === 'shell') return command.line;

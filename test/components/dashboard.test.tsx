@@ -259,6 +259,21 @@ describe('the start dialog', () => {
     expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 7, timeoutMinutes: 30 } }]);
   });
 
+  it('Tab reaches the worktree switch: Space turns it on, Enter starts the loop in a worktree', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    await app.waitForFrame((f) => f.includes('[ ] in the checkout'), 'the switch, off');
+    await app.type(KEYS.tab, KEYS.tab);
+    await app.waitForFrame((f) => /› worktree .*\(Space\)/.test(f), 'the switch focused');
+    await app.type(' ');
+    await app.waitForFrame((f) => f.includes('[x] its own git worktree and branch'), 'the switch, on');
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache') && f.includes('in a worktree'), 'the started message');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 20, timeoutMinutes: 30, worktree: true } }]);
+  });
+
   it('an invalid value shows an inline error and starts nothing; Esc cancels', async () => {
     const model = threeModules();
     app = renderApp({ model, columns: 100 });
