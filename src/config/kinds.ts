@@ -1,5 +1,5 @@
 import { delimiter } from 'node:path';
-import { AgentCommandError, splitAgentCommand } from '../agent/command.js';
+import { AgentCommandError, splitAgentCommand } from '../agents/command.js';
 import { userPath } from '../paths.js';
 import { parseVerify, type VerifySetting } from '../verify/command.js';
 
@@ -20,7 +20,7 @@ export interface Kind<T> {
   arg: string;
   /** Shown in help and in range errors, e.g. "1..1000", "> 0". */
   range?: string;
-  /** The flag may be repeated (meow `isMultiple`). */
+  /** The flag may be repeated, each value kept. */
   multiple?: boolean;
   /** A switch: `--flag` alone is true, `--no-flag` false (meow `boolean`). */
   boolean?: boolean;

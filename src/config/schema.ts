@@ -105,8 +105,8 @@ export function profileForProgram(program: string): AgentProfile {
 }
 
 /**
- * THE settings table. Parsing, validation, environment names, meow flags and the
- * --help text all come from here; add a setting by adding a row.
+ * THE settings table. Parsing, validation, environment names, flags and the help text
+ * all come from here; add a setting by adding a row.
  */
 export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]> } = {
   maxIterations: {
@@ -237,7 +237,7 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   },
   worktree: {
     flag: '--worktree', kind: bool, default: fixed(false),
-    description: 'run each loop in a git worktree of its own, on a new branch autodeck/<module>-<id> (--no-worktree: off)',
+    description: 'run each loop in a git worktree of its own, on a new branch autodeck/<module>-<id>',
   },
   worktreeBase: {
     flag: '--worktree-base', kind: gitRef, default: fixed('', 'HEAD'),
@@ -250,7 +250,7 @@ export interface SettingRow extends SettingDef<Settings[SettingName]> {
   name: SettingName;
   /** `AUTODECK_<UPPER_SNAKE>` of the name. */
   env: string;
-  /** The camelCase key meow gives the flag under. */
+  /** The camelCase key the parsed flag is given under. */
   flagKey: string;
 }
 

@@ -1,5 +1,5 @@
 import { gitTopLevel } from '../paths.js';
-import { resolveProgram } from '../agent/command.js';
+import { resolveProgram } from '../agents/command.js';
 import type { TaskModule } from '../protocol/modules.js';
 import type { LoopRow } from '../store/loops.js';
 import { asVerifyCommand, verifyFor, type VerifyCommand, type VerifySetting } from '../verify/command.js';
@@ -17,7 +17,8 @@ import type { VerifyConfig } from './verifyGate.js';
 export const DEFAULT_VERIFY_TIMEOUT_MINUTES = 10;
 
 /** The verify of a loop on `module`, checked: its program installed when it is an argv. */
-export function loopVerify(setting: VerifySetting | undefined, module: TaskModule, env: NodeJS.ProcessEnv, cwd: string): { command: VerifyCommand | undefined } | { error: string } {
+export function loopVerify(setting: VerifySetting | undefined, module: TaskModule, env: NodeJS.ProcessEnv): { command: VerifyCommand | undefined } | { error: string } {
+  const cwd = gitTopLevel(module.dir) ?? module.dir;
   const found = verifyFor(setting, module.dir);
   if ('error' in found) return { error: `${module.name}: ${found.error}` };
   const command = found.command;

@@ -7,6 +7,7 @@ import { describeVerify, verifyArgv, type VerifyCommand } from '../verify/comman
 import { feedbackMessage, historyTail, judgeVerify, VERIFY_OUTPUT_BYTES, verifyEnding, verifyEnv } from '../verify/policy.js';
 import { passed, startVerify, type RunningVerify, type VerifyResult } from '../verify/runner.js';
 import { outcomeOfStopSignal } from './limits.js';
+import type { LoopEntry } from './loopBoundary.js';
 
 /** How one loop verifies its work: the command and its limits (kept with the loop's row). */
 export interface VerifyConfig {
@@ -22,6 +23,8 @@ export interface VerifyConfig {
 
 /** What the gate needs of its loop. */
 export interface VerifyGateHost {
+  /** The loop's boundary: the verify's end comes into the loop through it. */
+  enter: LoopEntry;
   row(): LoopRow;
   patch(patch: Partial<LoopRow>): void;
   event(kind: EventKind, detail: Record<string, unknown>): void;
@@ -90,9 +93,9 @@ export class VerifyGate {
       this.host.patch({ status: 'verifying', verifyStartedAt: startedAt, verifyPid: handle.pid ?? null });
       this.host.event('verify_started', { attempt, attempts: config.attempts, command: describeVerify(config.command), cwd: config.cwd, pid: handle.pid ?? null });
     });
-    void handle.result.then((result) => {
+    void handle.result.then((result) => this.host.enter('verify', () => {
       if (this.running?.handle === handle) this.finished(result);
-    });
+    }));
   }
 
   /** Ends a running verify: the loop stops, or its agent went on by itself. */
