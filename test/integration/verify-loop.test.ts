@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
-import { runCli, runFlags } from '../helpers/cli.js';
+import { killLeftovers, runCli, runFlags, startCli, type CliRun } from '../helpers/cli.js';
 import { eventsOf, loopRow, readDb, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -11,7 +11,11 @@ import { waitFor } from '../helpers/wait.js';
 // to work on what it is told), real verify processes, a real SQLite file.
 
 let ws: Workspace;
-afterEach(() => ws?.cleanup());
+const children: CliRun[] = [];
+afterEach(async () => {
+  await killLeftovers(children);
+  ws?.cleanup();
+});
 
 /** Fails until it has run `passAt` times: prints which run broke, exits 1. The counter lives outside the module. */
 const COUNTING_VERIFY = 'n=$(cat "$VERIFY_COUNTER" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$VERIFY_COUNTER"; '
@@ -96,6 +100,32 @@ describe('a verify before complete', () => {
     const sleeper = Number(readFileSync(pidFile, 'utf8'));
     await waitFor(() => !alive(sleeper), 'the verify\'s child gone', 10_000);
   });
+
+  it('a supervisor killed while verifying: the adopter ends the verify it left and runs it again', async () => {
+    ws = makeWorkspace();
+    const dir = ws.module('adopted', { status: 'complete', scenario: { stepSeconds: 0.05 } }); // one step, then the agent exits
+    const pids = join(ws.dir, 'verify.pids');
+    // the first verify hangs (its owner dies meanwhile), the second passes
+    const verify = 'echo $$ >> "$PIDS"; if [ "$(wc -l < "$PIDS")" -lt 2 ]; then sleep 600; fi; echo verified';
+    const flags = runFlags(ws, ['--verify', verify]);
+    const first = startCli(ws, ['run', dir, ...flags], { env: { PIDS: pids } });
+    children.push(first);
+    await waitFor(() => loopRow(ws.db, dir)?.status === 'verifying' && existsSync(pids), 'the first verify under way');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const orphan = Number(readFileSync(pids, 'utf8').trim());
+    expect(alive(orphan)).toBe(true); // its own process group: it outlived its owner
+
+    const second = await runCli(ws, ['run', dir, ...flags], { env: { PIDS: pids } });
+    expect(second.code, second.stderr).toBe(0);
+    await waitFor(() => !alive(orphan), 'the orphaned verify ended', 10_000);
+    expect(runsOf(ws.db, dir)).toHaveLength(1);
+    expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
+    expect(eventsOf(ws.db, dir, 'verify_started')).toHaveLength(2);
+    expect(eventsOf(ws.db, dir, 'verify_passed')[0]!.detail).toMatchObject({ attempt: 1, tail: 'verified' });
+    // no new agent was needed: the verify passed
+    expect(eventsOf(ws.db, dir, 'restart')).toEqual([]);
+  }, 120_000);
 
   it('only an end that would be complete is verified: a blocked loop ends blocked without one', async () => {
     ws = makeWorkspace();

@@ -110,14 +110,16 @@ describe('a worktree per loop', () => {
     expect(text.stdout).toContain(made[0]!.branch);
   });
 
-  it('a worktree that holds nothing at the end is removed; its branch is kept', async () => {
+  it('a worktree that holds nothing at the end is removed; its branch is kept (a module named with spaces, a leading - and ..)', async () => {
     repoWorkspace();
-    const dir = ws.module('quiet', { status: 'complete', scenario: { stepSeconds: 0.05 } });
+    const dir = ws.module('-rf my ..quiet', { status: 'complete', scenario: { stepSeconds: 0.05 } });
     commitAll(ws.dir, 'a module');
     const r = await runCli(ws, ['run', dir, ...runFlags(ws, ['--worktree'])]);
     expect(r.code, r.stderr).toBe(0);
     const [created, closed] = eventsOf(ws.db, dir, 'worktree').map((e) => e.detail as { action: string; path: string; branch: string });
     expect([created!.action, closed!.action]).toEqual(['created', 'removed']);
+    expect(created!.branch).toMatch(/^autodeck\/rf-my-.quiet-[0-9a-f]{6}$/);
+    expect(created!.path).toBe(join(ws.dir, '.autodeck', 'worktrees', created!.branch.slice('autodeck/'.length)));
     expect(existsSync(created!.path)).toBe(false);
     expect(sh(ws.dir, 'branch', '--list', created!.branch).trim()).toBe(created!.branch);
     expect(readDb(ws.db, (db) => db.prepare('SELECT worktree_state FROM runs WHERE task_dir = ?').get(dir))).toEqual({ worktree_state: 'removed' });
