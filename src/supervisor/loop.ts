@@ -17,7 +17,6 @@ import { runOf, saveEnd, type Failure } from './loopEnd.js';
 import type { LoopEntry } from './loopBoundary.js';
 import type { Signal } from '../protocol/signal.js';
 import { classifyScreen } from '../agents/classify.js';
-import { ENTER_DELAY_MS } from '../agents/exit.js';
 import { VerifyGate } from './verifyGate.js';
 import { closeWorktree } from './loopWorktree.js';
 
@@ -97,6 +96,9 @@ export class Loop {
       passed: (signal) => this.stopAtSignal(signal),
       retry: () => this.afterFailedVerify(),
       giveUp: (signal) => this.stopAtSignal(signal, true),
+      agentAtHand: () => (this.agent.alive && !this.attachedNow ? this.agent.session : undefined),
+      agentIdle: (session) => this.agent.state() === 'idle' || classifyScreen(spec.profile, session.screen()).kind === 'idle',
+      later: (ms, fn) => this.timers.later(ms, fn, 'verify'),
     }, spec.verify);
   }
 
@@ -233,7 +235,7 @@ export class Loop {
       if (reason) this.requestStop(reason);
       else if (!this.attachedNow && !this.verify.busy) {
         this.watchdog.promptBeat();
-        if (this.verify.hasMessage) this.tellVerifyFailure();
+        this.verify.tell();
       }
     });
   }
@@ -332,20 +334,8 @@ export class Loop {
   private afterFailedVerify(): void {
     this.rows.patch({ status: 'running' });
     this.watchdog.onSignal(); // the time spent verifying was progress, not a stall
-    if (this.agent.alive) this.tellVerifyFailure();
+    if (this.agent.alive) this.verify.tell();
     else this.restartAfterCrash({ exitCode: 0 }, 'the verify failed and the agent had exited');
-  }
-
-  /** Types the failed verify's report once the agent is idle at its prompt (the text, a pause, Enter). */
-  private tellVerifyFailure(): void {
-    const session = this.agent.session;
-    if (!session || session.exited || this.attachedNow || !this.verify.hasMessage) return;
-    const idle = this.agent.state() === 'idle' || classifyScreen(this.spec.profile, session.screen()).kind === 'idle';
-    if (!idle) return;
-    const message = this.verify.takeMessage()!;
-    session.write(message);
-    this.timers.later(ENTER_DELAY_MS, () => session.write('\r'));
-    this.rows.event('verify_feedback', { chars: message.length, failures: this.row.verifyFailures ?? 0 });
   }
 
   private onAgentExit(exit: SessionExit): void {

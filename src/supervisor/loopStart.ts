@@ -6,7 +6,7 @@ import { sessionSettings, withSessionSettings } from '../agents/claudeSettings.j
 import { injectedHookCommands } from '../hooks/commands.js';
 import { readUserSettingsArg } from '../agents/userSettingsArg.js';
 import { profileForProgram, type AgentProfile } from '../config/schema.js';
-import { releaseWorktree, type StartedWorktree } from './startExtras.js';
+import { releaseWorktree, type StartedWorktree } from './loopWorktree.js';
 
 /** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
 export class StartRefused extends Error {

@@ -9,7 +9,7 @@ import type { BeatLimits } from './heartbeat.js';
 import { DEFAULT_HUNG_LIMITS } from './hung.js';
 import { approvalSetup } from './approvals.js';
 import type { LoopSettings, LoopSpec } from './loopSpec.js';
-import { verifyConfig } from './startExtras.js';
+import { verifyConfig } from './loopVerify.js';
 
 /** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
 export interface StoredLoopSettings extends LoopSettings {

@@ -27,7 +27,8 @@ import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './eventRecorder.js';
 import { pickLoopSettings, specOfRow, type StoredLoopSettings } from './rowSpec.js';
 import { agentLaunch, conflictRefusal, failedSummary, StartRefused, type StartOptions } from './loopStart.js';
-import { loopVerify, loopWorktree, releaseWorktree } from './startExtras.js';
+import { loopVerify } from './loopVerify.js';
+import { loopWorktree, releaseWorktree } from './loopWorktree.js';
 import { describeVerify, type VerifySetting } from '../verify/command.js';
 
 export { StartRefused, type StartOptions, type ReplacedFailed } from './loopStart.js';

@@ -8,6 +8,8 @@ import { feedbackMessage, historyTail, judgeVerify, VERIFY_OUTPUT_BYTES, verifyE
 import { passed, startVerify, type RunningVerify, type VerifyResult } from '../verify/runner.js';
 import { outcomeOfStopSignal } from './limits.js';
 import type { LoopEntry } from './loopBoundary.js';
+import type { Session } from '../sessions/session.js';
+import { ENTER_DELAY_MS } from '../agents/exit.js';
 
 /** How one loop verifies its work: the command and its limits (kept with the loop's row). */
 export interface VerifyConfig {
@@ -39,6 +41,10 @@ export interface VerifyGateHost {
   retry(): void;
   /** It failed `attempts` times in a row: the loop ends `verify_failed`. */
   giveUp(signal: Signal): void;
+  /** The agent's session when one runs and no person has it (attach mode); whether it is idle at its prompt. */
+  agentAtHand(): Session | undefined;
+  agentIdle(session: Session): boolean;
+  later(ms: number, fn: () => void): void;
 }
 
 /** A short tail for the event log (the history keeps the longer one). */
@@ -108,15 +114,25 @@ export class VerifyGate {
     this.host.event('verify_cancelled', { attempt: run.attempt, why });
   }
 
-  /** A failed verify's report for the agent, once (the caller types it). */
+  /**
+   * Types the failed verify's report once the agent is idle at its prompt: the text, a
+   * pause, then Enter as its own write (a composer swallows an Enter inside a paste).
+   */
+  tell(): void {
+    if (this.message === undefined) return;
+    const session = this.host.agentAtHand();
+    if (!session || !this.host.agentIdle(session)) return;
+    const message = this.takeMessage()!;
+    session.write(message);
+    this.host.later(ENTER_DELAY_MS, () => session.write('\r'));
+    this.host.event('verify_feedback', { chars: message.length, failures: this.host.row().verifyFailures ?? 0 });
+  }
+
+  /** A failed verify's report for the agent, once (the watchdog types it when it continues an idle agent). */
   takeMessage(): string | undefined {
     const m = this.message;
     this.message = undefined;
     return m;
-  }
-
-  get hasMessage(): boolean {
-    return this.message !== undefined;
   }
 
   /** Forgets what the agent was to be told (the loop is ending). */

@@ -4,19 +4,17 @@ import type { TaskModule } from '../protocol/modules.js';
 import type { LoopRow } from '../store/loops.js';
 import { asVerifyCommand, verifyFor, type VerifyCommand, type VerifySetting } from '../verify/command.js';
 import { DEFAULT_VERIFY_ATTEMPTS } from '../verify/policy.js';
-import { createWorktree, cwdInWorktree, WorktreeRefused, type LoopWorktree } from '../worktree/create.js';
-import { removeIfEmpty } from '../worktree/state.js';
-import type { LoopSettings } from './loop.js';
+import type { LoopSettings } from './loopSpec.js';
 import type { VerifyConfig } from './verifyGate.js';
 
 /**
- * What a loop's start adds for its verify and its worktree: the verify command it will run
- * (resolved once, at the start), and the worktree its agent starts in.
+ * A loop's verify: resolved once when the loop starts (and kept with its row), and its
+ * configuration rebuilt from that row by whoever owns the loop.
  */
 
 export const DEFAULT_VERIFY_TIMEOUT_MINUTES = 10;
 
-/** The verify of a loop on `module`, checked: its program installed when it is an argv. */
+/** The verify of a new loop on `module`, checked: its program installed when it is an argv. */
 export function loopVerify(setting: VerifySetting | undefined, module: TaskModule, env: NodeJS.ProcessEnv): { command: VerifyCommand | undefined } | { error: string } {
   const cwd = gitTopLevel(module.dir) ?? module.dir;
   const found = verifyFor(setting, module.dir);
@@ -26,29 +24,6 @@ export function loopVerify(setting: VerifySetting | undefined, module: TaskModul
     return { error: `${module.name}: the verify program ${JSON.stringify(command.argv[0])} is not installed (set "verify", or "verify" in the module's .index.json)` };
   }
   return { command };
-}
-
-export interface StartedWorktree extends LoopWorktree {
-  /** Where the agent works in it. */
-  cwd: string;
-}
-
-/** The loop's worktree on a new branch, or why there is none. */
-export function loopWorktree(module: TaskModule, base: string | undefined, checkoutCwd: string): StartedWorktree | { error: string } {
-  try {
-    const wt = createWorktree({ from: module.dir, name: module.name, base });
-    return { ...wt, cwd: cwdInWorktree(checkoutCwd, wt) };
-  } catch (err) {
-    if (err instanceof WorktreeRefused) return { error: `${module.name}: no worktree: ${err.message}` };
-    throw err;
-  }
-}
-
-/** A worktree made for a start that did not happen: removed (it is new and holds nothing); its branch stays. */
-export function releaseWorktree(wt: StartedWorktree): void {
-  try {
-    removeIfEmpty(wt.repo, wt.path, { branch: wt.branch });
-  } catch { /* kept: `autodeck worktrees` lists it */ }
 }
 
 /** The verify a loop runs, from what its row stored; undefined when it has none. */
