@@ -89,6 +89,9 @@ describe('a worktree per loop', () => {
     expect(r.stderr).toContain(`; its work is in ${made[1]!.path} (branch ${made[1]!.branch}, clean, 1 ahead)`);
     expect(r.stderr).toContain(`alpha  worktree  worktree kept (dirty (1 changed), nothing new): ${made[0]!.branch} at ${made[0]!.path}`);
 
+    const status = await runCli(ws, ['status', '--db', ws.db]);
+    expect(status.stdout).toContain(`  worktree ${made[0]!.branch} kept: dirty (1 changed), nothing new (${made[0]!.path})`);
+
     // listed with their state; pruning refuses the dirty and the unmerged one
     expect((await worktreesJson()).map((w) => [w.branch, w.state, w.loop])).toEqual([
       [made[0]!.branch, 'dirty (1 changed), nothing new', null], [made[1]!.branch, 'clean, 1 ahead', null],
