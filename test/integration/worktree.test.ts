@@ -128,10 +128,10 @@ describe('a loop worktree', () => {
 
   it('works in a bare-repository layout (the module in one of its linked worktrees); refuses the bare repository itself', () => {
     const base = tmp();
-    const seed = join(base, 'seed');
-    initRepo(seed, { 'README.md': 'x\n', 'AiTasks/t/.index.json': '{}\n' });
+    const origin = join(base, 'origin');
+    initRepo(origin, { 'README.md': 'x\n', 'AiTasks/t/.index.json': '{}\n' });
     const bare = join(base, 'project.git');
-    sh(base, 'clone', '-q', '--bare', seed, bare);
+    sh(base, 'clone', '-q', '--bare', origin, bare);
     const main = join(base, 'main');
     sh(bare, 'worktree', 'add', '-q', main, 'main');
     expect(() => createWorktree({ from: bare, name: 't' })).toThrow(/inside a bare repository/);
