@@ -42,6 +42,20 @@ describe('the table at each width', () => {
     expect(f).toMatch(/1:0\d\/30m/);
   });
 
+  it('a loop verifying its work: ◇ verify, the verify\'s clock and attempt where its step was; the detail pane names its worktree branch', async () => {
+    const started = new Date(Date.now() - 42_000).toISOString();
+    const model = new FakeModel([
+      moduleRow('checked', { loop: loopRow('/ws/AiTasks/checked', {
+        status: 'verifying', step: 'report', result: '(done)', next: '(stop)', verifyStartedAt: started, verifyFailures: 1,
+        settings: { verifyAttempts: 3 }, worktreePath: '/ws/.autodeck/worktrees/checked-1a2b3c', worktreeBranch: 'autodeck/checked-1a2b3c',
+      }) }),
+    ]);
+    app = renderApp({ model, columns: 120, rows: 30 });
+    const f = await app.waitForFrame((f) => f.includes('◇ verify'), 'the verifying row');
+    expect(f).toMatch(/verify 0:4\d \(2\/3\)/);
+    expect(f).toContain('checked · worktree autodeck/checked-1a2b3c');
+  });
+
   it('80 columns: fewer columns; 40 columns: name, state, iteration and elapsed only', async () => {
     app = renderApp({ model: threeModules(), columns: 80 });
     let f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
