@@ -345,6 +345,17 @@ describe('the start dialog', () => {
     expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 3, timeoutMinutes: 35 } }]);
   });
 
+  it('takes a whole form in one read: both fields edited, the worktree switch on, Enter starts with all of it', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
+    await app.type(KEYS.backspace + '9' + KEYS.tab + KEYS.backspace + KEYS.backspace + '45' + KEYS.tab + ' ' + KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache'), 'the start');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 29, timeoutMinutes: 45, worktree: true } }]);
+  });
+
   it('is refused where a loop runs, with the reason', async () => {
     app = renderApp({ model: threeModules(), columns: 100 });
     await app.waitForFrame((f) => f.includes('add-login'), 'the table');
