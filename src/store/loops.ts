@@ -65,7 +65,7 @@ export interface LoopRow {
   verifyPid?: number | null;
 }
 
-/** Why a live loop waits on a person (issue 15 item 2); `failed` rows need one too, derived from the row. */
+/** Why a live loop waits on a person; `failed` rows need one too, derived from the row. */
 export interface WaitingFor {
   reason: 'permission' | 'question' | 'quota' | 'answer_not_taken';
   /** The prompt or question, printable, one line. */

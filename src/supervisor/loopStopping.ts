@@ -13,6 +13,7 @@ import { endOutcome } from './limits.js';
 import type { LoopSettings } from './loopSpec.js';
 import type { AgentProcess } from './agentProcess.js';
 import type { ProgressFiles } from './progressFiles.js';
+import { within } from './loopBoundary.js';
 
 /** A stopping row's reason when its verify failed as often as it may (no stop file is written for it). */
 const VERIFY_FAILED = 'verify_failed';
@@ -161,7 +162,7 @@ export class LoopStopping {
    */
   beat(session: Session): void {
     const row = this.host.row();
-    const lines = session.screen();
+    const lines = within('screen read', () => session.screen());
     const hash = sha1Hex(lines.join('\n'));
     const stallCount = hash === row.lastCaptureHash ? row.stallCount + 1 : 0;
     if (stallCount !== row.stallCount || hash !== row.lastCaptureHash) {
