@@ -158,12 +158,13 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
           name={name}
           defaults={model.settings}
           suggestion={model.suggestion(overlay.key)}
+          worktree={model.settings.worktree ?? false}
           onCancel={() => dispatch({ type: 'close' })}
-          onStart={(limits) => {
-            const r = model.start(overlay.key, limits);
+          onStart={(limits, opts) => {
+            const r = model.start(overlay.key, limits, opts);
             if (r.ok) {
               dispatch({ type: 'close' });
-              say(`started ${name}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min`);
+              say(`started ${name}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min${opts.worktree ? ', in a worktree' : ''}`);
             }
             return r;
           }}

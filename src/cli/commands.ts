@@ -68,7 +68,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       json('one JSON event per line on stdout (NDJSON)'),
       { name: 'refuse-failed', type: 'boolean', description: 'do not start on a module whose last loop failed (exit 3)' },
     ],
-    settings: ['maxIterations', 'timeoutMinutes', 'agent', 'backend', 'maxCostUsd'],
+    settings: ['maxIterations', 'timeoutMinutes', 'agent', 'backend', 'maxCostUsd', 'verify', 'worktree'],
     moreSettings: true,
     example: { command: 'autodeck run AiTasks/fix-login --max-iterations 10', says: 'one loop, at most 10 iterations' },
     exits: '0 every loop complete, 1 a loop ended another way, 2 usage or settings error, ' +
@@ -139,6 +139,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     settings: ['db'],
     example: { command: 'autodeck history AiTasks/fix-login', says: 'its runs, and limits for the next' },
     load: async () => (await import('../commands/history.js')).history,
+  },
+  {
+    name: 'worktrees', group: 'look',
+    summary: "the loops' git worktrees and what each holds",
+    args: NONE,
+    about: 'Lists the worktrees autodeck made for loops (branches autodeck/...) in the repositories of the roots, ' +
+      'of the current folder and of the loops it knows: uncommitted changes, commits their base lacks, merged. ' +
+      'With --prune it removes those that hold nothing and no loop uses; it never removes work or deletes a branch.',
+    flags: [
+      { name: 'prune', type: 'boolean', description: 'remove the worktrees that hold nothing (git worktree remove)' },
+      json('the worktrees as JSON'),
+    ],
+    settings: ['roots', 'db'],
+    example: { command: 'autodeck worktrees --prune', says: 'remove the empty ones, list what is kept and why' },
+    load: async () => (await import('../commands/worktrees.js')).worktrees,
   },
   {
     name: 'lookup', group: 'look',

@@ -33,7 +33,7 @@ const headWidth = (rows: readonly (readonly [string, string])[]): number => Math
 const withDefault = (text: string, def: string | undefined): string =>
   (def === undefined ? text : `${text} (default ${def.replace(/^(.*?) \((.*)\)$/, '$1, $2')})`);
 const flagHead = (f: FlagSpec): string => (f.type === 'string' ? `--${f.name} ${f.value ?? 'VALUE'}` : `--${f.name}`);
-const settingHead = (r: SettingRow): string => `${r.flag} ${r.kind.arg}`;
+const settingHead = (r: SettingRow): string => (r.kind.boolean ? `${r.flag} (--no-${r.flag.slice(2)})` : `${r.flag} ${r.kind.arg}`);
 
 /** `autodeck help COMMAND`, `autodeck COMMAND --help`. */
 export function commandHelp(c: CommandSpec): string {

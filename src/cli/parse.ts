@@ -37,8 +37,11 @@ const quoted = (words: readonly string[]): string => words.map((w) => JSON.strin
 /** A word that reads as a flag: `--json`, `-x`; not `-` (stdin) nor a negative number. */
 const flagLike = (word: string): boolean => /^-[^\d.]/.test(word);
 
+/** The settings' flags; a switch (`--worktree`) takes no value, and its `--no-` form sets it false. */
 function settingFlags(settings: readonly SettingRow[]): Map<string, Known> {
-  return new Map(settings.map((r) => [r.flag.slice(2), { type: 'string', value: r.kind.arg, multiple: r.kind.multiple === true, key: r.flagKey }]));
+  return new Map(settings.map((r): [string, Known] => [r.flag.slice(2), r.kind.boolean
+    ? { type: 'boolean', value: '', multiple: false, key: r.flagKey }
+    : { type: 'string', value: r.kind.arg, multiple: r.kind.multiple === true, key: r.flagKey }]));
 }
 
 export function parseCommandLine(argv: readonly string[], commands: readonly CommandSpec[] = COMMANDS, settings: readonly SettingRow[] = SETTINGS_TABLE): CommandLine {

@@ -53,6 +53,12 @@ export async function status(ctx: CommandContext): Promise<number> {
         `${l.ctxPercent === null ? '' : `  ctx ${l.ctxPercent}%`}${l.compactions ? `  compactions ${l.compactions}` : ''}  ${owner}  ${l.session}`));
       if (l.perIteration) line(ctx.stdout, printable(`  ${iterationsText(l.perIteration)}`));
       if (l.needsYou) line(ctx.stdout, `  ? ${printable(needsYouLine(l.needsYou)).slice(0, 200)}`);
+      if (l.verify) {
+        const v = l.verify;
+        const now = v.running ? `running for ${duration(v.elapsedMs ?? 0)} (attempt ${v.failures + 1} of ${v.attempts})` : `${v.failures} of ${v.attempts} allowed failures`;
+        line(ctx.stdout, printable(`  verify: ${v.command.slice(0, 120)}: ${now}`));
+      }
+      if (l.worktree) line(ctx.stdout, printable(`  worktree ${l.worktree.branch} at ${l.worktree.path}`));
     }
     if (recent.length > 0) {
       line(ctx.stdout, '');
@@ -60,6 +66,8 @@ export async function status(ctx: CommandContext): Promise<number> {
       for (const r of recent) {
         line(ctx.stdout, printable(`${r.endedAt}  ${r.taskName}  ${stateText(stateDef('outcome', String(r.outcome)))}${r.forced ? ' (forced)' : ''}  ${r.iterations} iterations  ${duration(Number(r.activeMs))}  ${spentText(r.tokens as number | null, r.costUsd as number | null)}`));
         if (Array.isArray(r.perIteration)) line(ctx.stdout, printable(`  ${iterationsText(r.perIteration as IterationJson[])}`));
+        const wt = r.worktree as { path: string; branch: string; state: string } | null | undefined;
+        if (wt && wt.state !== 'removed') line(ctx.stdout, printable(`  worktree ${wt.branch} ${wt.state} (${wt.path})`));
       }
     }
     return 0;

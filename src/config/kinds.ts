@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, dirname } from 'node:path';
 import { AgentCommandError, splitAgentCommand } from '../agents/command.js';
 import { userPath } from '../paths.js';
+import { parseVerify, type VerifySetting } from '../verify/command.js';
 import { describeValue } from '../format/bounded.js';
 
 /** Where a raw value came from, and what relative paths in it are relative to. */
@@ -23,6 +24,8 @@ export interface Kind<T> {
   range?: string;
   /** The flag may be repeated, each value kept. */
   multiple?: boolean;
+  /** A switch: `--flag` alone is true, `--no-flag` false (meow `boolean`). */
+  boolean?: boolean;
   parse(raw: unknown, ctx: ParseContext): Parsed<T>;
 }
 
@@ -166,6 +169,44 @@ export const httpUrl: Kind<string> = {
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return fail(`an http or https URL only, not ${u.protocol.slice(0, 20)}`);
     return ok(u.href);
+  },
+};
+
+/** On or off: true/false (a flag alone, `--no-…`, a file's JSON boolean), or yes/no, on/off, 1/0 as text. */
+export const bool: Kind<boolean> = {
+  arg: '',
+  boolean: true,
+  range: 'true|false',
+  parse(raw) {
+    if (typeof raw === 'boolean') return ok(raw);
+    const v = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+    if (v === 'true' || v === 'yes' || v === 'on' || v === '1') return ok(true);
+    if (v === 'false' || v === 'no' || v === 'off' || v === '0') return ok(false);
+    return fail(`${show(raw)} is not true or false`);
+  },
+};
+
+/**
+ * A command that must pass (src/verify/): a shell line as a string (a flag, a variable or a
+ * file), an argv as an array (a file); `none` or empty for none. Where it was given comes
+ * with it: a flag or variable wins over a module's own `.index.json`, a file does not.
+ */
+export const verifyCommand: Kind<VerifySetting> = {
+  arg: 'COMMAND',
+  parse(raw, ctx) {
+    const parsed = parseVerify(raw);
+    return parsed.ok ? ok({ command: parsed.command, origin: ctx.origin }) : fail(parsed.message);
+  },
+};
+
+/** A branch, tag or commit to start from, as git names it; empty for HEAD. Checked by git when used. */
+export const gitRef: Kind<string> = {
+  arg: 'REF',
+  parse(raw) {
+    if (typeof raw !== 'string') return fail(`${show(raw)} is not a branch, tag or commit name`);
+    const v = raw.trim();
+    if (v.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(v)) return fail(`${show(raw)} is not a branch, tag or commit name`);
+    return ok(v);
   },
 };
 

@@ -141,6 +141,9 @@ interface RowTimes {
   quotaUntilMs?: number;
   /** A loop's timeout, as ELAPSED shows it after the slash. */
   timeout?: string;
+  /** A verify running now: when it started, and its number of the allowed (`2/3`). */
+  verifyMs?: number;
+  verifyOf?: string;
 }
 
 function rowTimes(row: DeckRow): RowTimes {
@@ -151,6 +154,10 @@ function rowTimes(row: DeckRow): RowTimes {
     ...(loop.lastSignalAt ? { lastMs: Date.parse(loop.lastSignalAt) } : {}),
     ...(row.quotaUntil ? { quotaUntilMs: Date.parse(row.quotaUntil) } : {}),
     timeout: minutes(loop.timeoutMinutes),
+    ...(loop.status === 'verifying' && loop.verifyStartedAt ? {
+      verifyMs: Date.parse(loop.verifyStartedAt),
+      verifyOf: `${(loop.verifyFailures ?? 0) + 1}/${Number(loop.settings.verifyAttempts) || 3}`,
+    } : {}),
   };
 }
 
@@ -223,6 +230,8 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
     lastSignal: times.lastMs !== undefined ? shortAge(now - times.lastMs) : '-',
   };
   if (t.countdown) cells.step = printable(quotaStep(times.quotaUntilMs! - now));
+  // a verify under way: how long it has run, and which of the allowed it is
+  else if (times.verifyMs !== undefined) cells.step = `verify ${clockDuration(now - times.verifyMs)} (${times.verifyOf})`;
   return cells;
 }
 
@@ -243,7 +252,7 @@ export function visibleText(row: DeckRow, now: number, limits: CellLimits, spend
   });
   // The times cells count from are compared as they are: cells equal now but apart later would go stale.
   const l = row.loop;
-  const bases = l ? [l.startedAt, l.quotaWaitMs, l.quotaWaitSince, l.lastSignalAt] : [row.lastRun?.endedAt];
+  const bases = l ? [l.startedAt, l.quotaWaitMs, l.quotaWaitSince, l.lastSignalAt, l.verifyStartedAt] : [row.lastRun?.endedAt];
   return [row.key, row.quotaUntil, ...bases, ...cells].join('\u0000');
 }
 

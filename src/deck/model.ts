@@ -21,6 +21,8 @@ export interface ModelSettings {
   backend: string;
   /** The key that leaves attach mode (`ctrl-q`): the footer, `?` and the attach line name it. */
   detachKey: string;
+  /** Whether a new loop gets a git worktree unless the start dialog says otherwise. */
+  worktree?: boolean;
 }
 
 /** An action's outcome, as the dashboard shows it: nothing, or one line. */
@@ -43,7 +45,7 @@ export interface DashboardModel {
   suggestion(key: string): LimitSuggestion;
   /** A module's newest finished runs, newest first (the history view). */
   runs(key: string, limit: number): RunRow[];
-  start(key: string, limits: Partial<Limits>): ActionResult;
+  start(key: string, limits: Partial<Limits>, opts?: { worktree?: boolean }): ActionResult;
   stop(key: string, force: boolean): ActionResult;
   /** Starts a failed loop again with its own limits. */
   restart(key: string): ActionResult;
@@ -95,7 +97,7 @@ export class LiveModel implements DashboardModel {
 
   constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[], detachKey = 'ctrl-q') {
     const s = supervisor.settings;
-    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend, detachKey };
+    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend, detachKey, worktree: s.worktree ?? false };
     this.deck = new Deck(supervisor, store, roots);
     this.deck.on('change', this.onDeckChange);
     supervisor.on('event', this.onEvent);
@@ -177,9 +179,9 @@ export class LiveModel implements DashboardModel {
     }
   }
 
-  start(key: string, limits: Partial<Limits>): ActionResult {
+  start(key: string, limits: Partial<Limits>, opts: { worktree?: boolean } = {}): ActionResult {
     try {
-      this.supervisor.start(key, limits);
+      this.supervisor.start(key, { ...limits, ...opts });
       this.deck.poll();
       return { ok: true };
     } catch (err) {

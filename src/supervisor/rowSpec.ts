@@ -9,6 +9,7 @@ import type { BeatLimits } from './heartbeat.js';
 import { DEFAULT_HUNG_LIMITS } from './hung.js';
 import { approvalSetup } from './approvals.js';
 import type { LoopSettings, LoopSpec } from './loopSpec.js';
+import { verifyConfig } from './loopVerify.js';
 
 /** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
 export interface StoredLoopSettings extends LoopSettings {
@@ -21,7 +22,8 @@ export interface StoredLoopSettings extends LoopSettings {
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
   'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
-  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval'] as const satisfies readonly (keyof LoopSettings)[];
+  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval', 'verifyCommand', 'verifyTimeoutMinutes',
+  'verifyAttempts'] as const satisfies readonly (keyof LoopSettings)[];
 
 /** The per-loop settings present in `source` (a settings object, or what a row stored). */
 export function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
@@ -67,5 +69,6 @@ export function specOfRow(row: LoopRow, from: SpecSources): LoopSpec {
   else delete env[HOOKS_ENV];
   const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
   const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
-  return { argv: row.agentArgv, cwd, env, settings, profile, limits: beatLimits(settings), transcriptDir, approval };
+  const verify = verifyConfig(row, settings, from.env, stored.mode ?? 'signal');
+  return { argv: row.agentArgv, cwd, env, settings, profile, limits: beatLimits(settings), transcriptDir, approval, verify };
 }

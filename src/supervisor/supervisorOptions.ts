@@ -5,6 +5,7 @@ import type { Store } from '../store/index.js';
 import type { RunRow } from '../store/runs.js';
 import type { Clock } from './clock.js';
 import type { LoopSettings } from './loopSpec.js';
+import type { VerifySetting } from '../verify/command.js';
 
 /** What the supervisor needs of the settings. */
 export interface SupervisorSettings extends LoopSettings {
@@ -18,6 +19,10 @@ export interface SupervisorSettings extends LoopSettings {
   maxIterations: number;
   timeoutMinutes: number;
   mode?: 'signal' | 'hook';
+  /** The verify before `complete` (a module's own `.index.json` may name one too), and a worktree per loop. */
+  verify?: VerifySetting;
+  worktree?: boolean;
+  worktreeBase?: string;
 }
 
 export interface SupervisorOptions {

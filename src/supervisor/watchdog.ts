@@ -47,6 +47,8 @@ export interface WatchdogHost {
   agentRequest?(): ApprovalRequest | undefined;
   /** The same as of the supervisor's tick (one look at the database per tick for all loops). */
   recentAgentRequest?(): ApprovalRequest | undefined;
+  /** A message to type instead of the profile's continuation, once (a failed verify's report). */
+  continuation?(): string | undefined;
 }
 
 /** The approval policy of a loop and where its project is. */
@@ -356,7 +358,7 @@ export class Watchdog {
   }
 
   private typeContinuation(session: Session): void {
-    this.sendKeys(session, [this.profile.continuationMessage, '\r']);
+    this.sendKeys(session, [this.host.continuation?.() ?? this.profile.continuationMessage, '\r']);
   }
 
   private resumeQuota(why: string, typeContinuation: boolean): void {

@@ -42,6 +42,20 @@ describe('the table at each width', () => {
     expect(f).toMatch(/1:0\d\/30m/);
   });
 
+  it('a loop verifying its work: ▶ verifying, the verify\'s clock and attempt where its step was; the detail pane names its worktree branch', async () => {
+    const started = new Date(Date.now() - 42_000).toISOString();
+    const model = new FakeModel([
+      moduleRow('checked', { loop: loopRow('/ws/AiTasks/checked', {
+        status: 'verifying', step: 'report', result: '(done)', next: '(stop)', verifyStartedAt: started, verifyFailures: 1,
+        settings: { verifyAttempts: 3 }, worktreePath: '/ws/.autodeck/worktrees/checked-1a2b3c', worktreeBranch: 'autodeck/checked-1a2b3c',
+      }) }),
+    ]);
+    app = renderApp({ model, columns: 120, rows: 30 });
+    const f = await app.waitForFrame((f) => f.includes('▶ verifying'), 'the verifying row');
+    expect(f).toMatch(/verify 0:4\d \(2\/3\)/);
+    expect(f).toContain('checked · worktree autodeck/checked-1a2b3c');
+  });
+
   it('80 columns: fewer columns; 40 columns: name, state, iteration and elapsed only', async () => {
     app = renderApp({ model: threeModules(), columns: 80 });
     let f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
@@ -260,6 +274,21 @@ describe('the start dialog', () => {
     expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 7, timeoutMinutes: 30 } }]);
   });
 
+  it('Tab reaches the worktree switch: Space turns it on, Enter starts the loop in a worktree', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    await app.waitForFrame((f) => f.includes('[ ] in the checkout'), 'the switch, off');
+    await app.type(KEYS.tab, KEYS.tab);
+    await app.waitForFrame((f) => /› worktree .*\(Space\)/.test(f), 'the switch focused');
+    await app.type(' ');
+    await app.waitForFrame((f) => f.includes('[x] its own git worktree and branch'), 'the switch, on');
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache') && f.includes('in a worktree'), 'the started message');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 20, timeoutMinutes: 30, worktree: true } }]);
+  });
+
   it('an invalid value shows an inline error and starts nothing; Esc cancels', async () => {
     const model = threeModules();
     app = renderApp({ model, columns: 100 });
@@ -315,6 +344,17 @@ describe('the start dialog', () => {
     await app.type(KEYS.backspace + KEYS.backspace + '3', KEYS.tab + KEYS.backspace + '5', KEYS.enter);
     await app.waitForFrame((f) => f.includes('started fix-cache'), 'the start');
     expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 3, timeoutMinutes: 35 } }]);
+  });
+
+  it('takes a whole form in one read: both fields edited, the worktree switch on, Enter starts with all of it', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
+    await app.type(KEYS.backspace + '9' + KEYS.tab + KEYS.backspace + KEYS.backspace + '45' + KEYS.tab + ' ' + KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache'), 'the start');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 29, timeoutMinutes: 45, worktree: true } }]);
   });
 
   it('is refused where a loop runs, with the reason', async () => {

@@ -112,8 +112,8 @@ export class FakeModel implements DashboardModel {
   runs(key: string, limit: number): RunRow[] {
     return (this.pastRuns.get(key) ?? []).slice(0, limit);
   }
-  start(key: string, limits: Partial<Limits>): ActionResult {
-    this.calls.push({ action: 'start', key, arg: limits });
+  start(key: string, limits: Partial<Limits>, opts: { worktree?: boolean } = {}): ActionResult {
+    this.calls.push({ action: 'start', key, arg: opts.worktree ? { ...limits, worktree: true } : limits });
     return this.startResult;
   }
   stop(key: string, force: boolean): ActionResult {

@@ -34,8 +34,8 @@ describe('the state groups', () => {
   });
 
   it('give a value a newer autodeck wrote its own word, in a group, never nothing', () => {
-    expect(stateDef('loop', 'verifying')).toMatchObject({ word: 'verifying', group: 'running' });
-    expect(stateDef('outcome', 'verify_failed')).toMatchObject({ word: 'verify_failed', group: 'stopped' });
+    expect(stateDef('loop', 'reviewing')).toMatchObject({ word: 'reviewing', group: 'running', tone: 'muted' });
+    expect(stateDef('outcome', 'review_failed')).toMatchObject({ word: 'review_failed', group: 'stopped' });
     expect(stateOf({ lifecycle: 'whatever' })).toMatchObject({ group: 'idle' });
     expect(stateOf({})).toMatchObject({ word: 'unknown', group: 'idle' });
   });
