@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLAUDE_CODE_VERSION, claudeEnv, FAKE_API_KEY, installClaudeCode, readTranscripts, writeClaudeConfig, type ClaudeCodeInstall, type ClaudeConfigOptions } from '../helpers/claudeCode.js';
+import { claudeEnv, claudeVersionsUnderTest, FAKE_API_KEY, installClaudeCode, readTranscripts, writeClaudeConfig, type ClaudeCodeInstall, type ClaudeConfigOptions } from '../helpers/claudeCode.js';
 import { startFakeAnthropic, type FakeAnthropic, type ScriptStep } from '../helpers/fakeAnthropic.js';
 import { TmuxPane } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait.js';
@@ -19,6 +19,8 @@ import { waitFor } from '../helpers/wait.js';
  * The cwd is always the same path so that the header line is stable between captures.
  */
 
+// one version per run: AUTODECK_CLAUDE_VERSION=oldest|newest|<x.y.z> (the first of both by default)
+const CLAUDE_CODE_VERSION = claudeVersionsUnderTest()[0]!;
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const SCREENS = join(FIXTURES, 'screens', 'claude', CLAUDE_CODE_VERSION);
 const TRANSCRIPTS = join(FIXTURES, 'transcripts');
@@ -37,7 +39,7 @@ interface ManifestEntry {
 }
 
 const enabled = process.env.AUTODECK_CAPTURE === '1';
-const install: ClaudeCodeInstall = enabled ? await installClaudeCode() : { reason: 'set AUTODECK_CAPTURE=1 to capture Claude Code screens' };
+const install: ClaudeCodeInstall = enabled ? await installClaudeCode(CLAUDE_CODE_VERSION) : { version: CLAUDE_CODE_VERSION, reason: 'set AUTODECK_CAPTURE=1 to capture Claude Code screens' };
 const skipReason = install.reason;
 const entries = new Map<string, ManifestEntry>();
 
