@@ -21,6 +21,7 @@ const usage = (settingsHelp: string): string => `
     autodeck history [TASK_DIR] [--last N] [--json] [--iterations]   finished runs with outcome, times, spend and score
     autodeck serve [--api-port N]            headless supervisor with the loopback REST API
     autodeck init [--force]                  prepare a project: .gitignore, hooks, the /autodeck-auto skill
+    autodeck doctor [--json]                 the agent's version against the tested range; the state database
     autodeck demo [--fast | --speed S]       real loops on a demo workspace, with the simulated agent
                                              (paced for a person, ~90 s; --fast: seconds; S: seconds a step)
     autodeck sim TASK_DIR                    the simulated agent
@@ -42,7 +43,7 @@ const usage = (settingsHelp: string): string => `
 ${settingsHelp.replace(/^/gm, '  ')}
 `;
 
-const COMMANDS = ['new', 'run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook'] as const;
+const COMMANDS = ['new', 'run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook', 'doctor'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 async function dispatch(name: CommandName, ctx: CommandContext): Promise<number> {
@@ -71,6 +72,8 @@ async function dispatch(name: CommandName, ctx: CommandContext): Promise<number>
       return (await import('./commands/init.js')).init(ctx);
     case 'hook':
       return (await import('./commands/hook.js')).hook(ctx);
+    case 'doctor':
+      return (await import('./commands/doctor.js')).doctor(ctx);
   }
 }
 

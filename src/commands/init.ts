@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { projectDir } from '../paths.js';
+import { recordTrustedProject } from '../agents/trustedProjects.js';
 import { writeFileAtomic } from '../protocol/atomic.js';
 import { STATE_EVENTS } from '../hooks/state.js';
 import { commandHooks } from '../hooks/claudeHooks.js';
@@ -54,10 +55,14 @@ export function init(ctx: CommandContext): number {
     writeFileAtomic(target, skillFile());
   }
 
+  // the user ran init here: autodeck may accept Claude Code's folder-trust dialog in this project (docs/claude-code.md)
+  const trusted = recordTrustedProject(dir);
+
   for (const entry of ignore.added) line(ctx.stdout, `.gitignore: added ${entry}`);
   for (const change of hooks.changes) line(ctx.stdout, `${CLAUDE_SETTINGS}: ${change}`);
   if (skill.message) line(ctx.stdout, `${SKILL_PATH}: ${skill.message}`);
-  if (ignore.added.length === 0 && hooks.changes.length === 0 && !skill.message) line(ctx.stdout, 'nothing to change');
+  if (trusted) line(ctx.stdout, `recorded ${dir} as a project you trust: autodeck may accept Claude Code's folder-trust dialog here`);
+  if (ignore.added.length === 0 && hooks.changes.length === 0 && !skill.message && !trusted) line(ctx.stdout, 'nothing to change');
   return EXIT.ok;
 }
 

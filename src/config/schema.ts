@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
 import type { ApprovalPolicy } from '../policy/parse.js';
+import { claudePermissionModeKind, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
@@ -63,6 +64,8 @@ export interface Settings {
   contextWindows: Record<string, number>;
   /** `approval` of the config files (src/policy/): the project's rules, then the user's. */
   approval: ApprovalPolicy;
+  /** The permission mode of the Claude Code sessions autodeck starts (`--permission-mode`); `inherit` passes none. */
+  claudePermissionMode: ClaudePermissionMode;
 }
 
 export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows' | 'approval'>;
@@ -214,6 +217,10 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   agentCwd: {
     flag: '--agent-cwd', kind: path('DIR'), default: derived("the task module's git top level", () => undefined),
     description: 'working directory of the agent',
+  },
+  claudePermissionMode: {
+    flag: '--claude-permission-mode', kind: claudePermissionModeKind, default: fixed<ClaudePermissionMode>('inherit', "inherit (Claude Code's own default)"),
+    description: "Claude Code's --permission-mode for the sessions autodeck starts; the approval policy holds in every mode",
   },
 };
 

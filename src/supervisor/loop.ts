@@ -14,6 +14,7 @@ import { isTransientWriteError } from '../store/db.js';
 import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 import type { AgentState } from '../store/agentState.js';
+import { newestAgentState } from './agentReports.js';
 import type { Outcome, RunRow } from '../store/runs.js';
 import type { AgentProfile } from '../config/schema.js';
 import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
@@ -293,9 +294,7 @@ export class Loop {
 
   /** The hook-reported state of the current agent process: older reports are of a previous one. */
   private agentState(): AgentState | undefined {
-    const reported = this.deps.store.agentState.get(this.row.session);
-    if (!reported || Date.parse(reported.at) < this.sessionSince) return undefined;
-    return reported.state;
+    return newestAgentState(this.deps.store.agentState.get(this.row.session), this.session?.programStatus?.(), this.sessionSince);
   }
 
   private adoptSession(session: Session): void {

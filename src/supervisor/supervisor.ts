@@ -54,15 +54,17 @@ import { HOOKS_ENV, HOOKS_INJECTED, sessionSettings, withSessionSettings } from 
 import { injectedHookCommands } from '../hooks/commands.js';
 import { readUserSettingsArg } from '../agents/userSettingsArg.js';
 import { profileForProgram } from '../config/schema.js';
+import { withPermissionMode, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
+import { withClaudeSession } from './claudeSession.js';
 
 /**
  * A Claude Code agent's argv with autodeck's `--settings` (its hooks, the protocol's
  * permissions), merged into the user's own `--settings` when the command has one.
  */
-function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string): string[] {
+function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string, permissionMode: ClaudePermissionMode): string[] {
   const ours = sessionSettings({ taskDir, mode, hooks: injectedHookCommands() });
   try {
-    return withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd));
+    return withPermissionMode(withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd)), permissionMode);
   } catch (err) {
     throw new StartRefused('usage', `the agent command's --settings: ${(err as Error).message}`);
   }
@@ -99,6 +101,8 @@ export interface SupervisorSettings extends LoopSettings {
   maxIterations: number;
   timeoutMinutes: number;
   mode?: 'signal' | 'hook';
+  /** Claude Code's --permission-mode for the sessions started; `inherit` (or absent) passes none. */
+  claudePermissionMode?: ClaudePermissionMode;
 }
 
 /** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
@@ -245,7 +249,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const mode = this.settings.mode ?? 'signal';
     // Only Claude Code itself takes --settings: a wrapper or the simulator read as the claude profile must not get it.
     const hooksInjected = this.settings.agentProfile === 'claude' && profileForProgram(program) === 'claude';
-    const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
+    const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd, this.settings.claudePermissionMode ?? 'inherit') : argv;
 
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
@@ -305,7 +309,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (stored.hooksInjected) env[HOOKS_ENV] = HOOKS_INJECTED;
     else delete env[HOOKS_ENV];
     const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
-    const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
+    const approval = withClaudeSession(approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir()), row.agentArgv, env);
     const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir, approval }, {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,

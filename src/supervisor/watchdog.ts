@@ -21,6 +21,9 @@ import { screenQuestion, QUOTA_HORIZON_MS } from './needsYouScreen.js';
 import { screenRequest } from '../policy/screenRequest.js';
 import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/rules.js';
 import type { WaitingFor } from '../store/loops.js';
+import { readDialog, type Dialog, type DialogConsent } from '../agents/dialogs.js';
+import { DialogAnswers } from './dialogAnswers.js';
+import { atWork, hasStartPrompt } from './starting.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -55,6 +58,8 @@ export interface WatchdogHost {
 export interface ApprovalSetup {
   policy: ApprovalPolicy;
   context: PolicyContext;
+  /** What the user allowed autodeck to accept in the agent's own dialogs. */
+  consent?: DialogConsent | undefined;
 }
 
 /** What a hook-reported state means for recovery; absent: the screen decides. */
@@ -74,7 +79,9 @@ export function withHookState(look: Look, state: AgentState | undefined, profile
   // Claude Code reports busy (PreToolUse) before it asks for permission: a prompt on the
   // screen is the newer news, and an agent waiting on it is not working.
   if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return { ...look, source: 'screen' };
-  const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
+  // Claude Code's prompts are read from its screen (by their labels): none there, nothing pressed blindly
+  const blind = profile.name === 'codex' ? ['y'] : profile.name === 'claude' ? undefined : ['\r'];
+  const answer = kind === 'permission_prompt' ? look.answer ?? blind : undefined;
   return { ...look, classification: { kind }, answer, source: 'hook' };
 }
 
@@ -93,6 +100,9 @@ export function unknownCommandMessage(command: string): string {
   const shown = command.replace(/[^\x20-\x7e]/g, '?').slice(0, 60) || 'its start command';
   return `the agent does not know the command ${shown}: run \`autodeck init\` in the project, or set \`agent\``;
 }
+
+/** Kinds a dialog of the agent's own may read as (a menu, a footer, or nothing known). */
+const DIALOG_KINDS: ReadonlySet<Classification['kind']> = new Set(['permission_prompt', 'question', 'yes_no_prompt', 'continue_prompt', 'unknown']);
 
 /** Screens that wait for an answer autodeck can give. */
 const ANSWERABLE: ReadonlySet<Classification['kind']> = new Set(['permission_prompt', 'yes_no_prompt', 'continue_prompt']);
@@ -115,6 +125,8 @@ export interface Look {
   request?: ApprovalRequest | undefined;
   /** The question on the screen, when it shows one (printable, one line). */
   question?: string | undefined;
+  /** One of the agent's own dialogs (src/agents/dialogs.ts), when the screen shows one. */
+  dialog?: Dialog | undefined;
 }
 
 
@@ -143,10 +155,15 @@ export class Watchdog {
   private sawSignal = false;
   /** Permission prompts as decisions (issue 15); undefined in tests that predate it. */
   private readonly approvals: Approvals | undefined;
+  /** The agent's own dialogs as decisions; only where the profile has them (Claude Code). */
+  private readonly dialogs: DialogAnswers | undefined;
+  private readonly consent: DialogConsent;
   /** The hook-reported request an early look last acted on (or gave up on), and the looks taken for it. */
   private hookRequestSeen: string | undefined;
   private earlyKey: string | undefined;
   private earlyLooks = 0;
+  /** The session last seen at work: it took the prompt of its command line. */
+  private startedFor: Session | undefined;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -172,6 +189,15 @@ export class Watchdog {
       agentPid: host.agentPid ? () => host.agentPid!() : undefined,
       restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
     }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
+    this.consent = approval?.consent ?? {};
+    if (profile.name === 'claude') {
+      this.dialogs = new DialogAnswers({
+        wall: () => this.wall(),
+        event: (kind, detail) => host.event(kind, detail),
+        sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+        setWaiting: (w) => this.setWaiting(w),
+      }, Math.max(1, limits.stallThreshold));
+    }
     if (approval) {
       this.approvals = new Approvals({
         now: () => host.now(),
@@ -198,6 +224,8 @@ export class Watchdog {
    */
   private decideFirst(look: Look, hash: string, now: number): boolean {
     const kind = look.classification.kind;
+    if (this.dialogs && look.dialog) return this.progressed(this.dialogs.onDialog(look.dialog, hash), kind, hash, now);
+    this.dialogs?.onOther();
     if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
       const text = look.question ?? 'a question';
       this.setWaiting({ reason: 'question', text, since: new Date(this.wall()).toISOString() });
@@ -209,10 +237,15 @@ export class Watchdog {
     if (!approvals) return false;
     const handled = kind === 'permission_prompt'
       ? approvals.onPrompt({
-        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer,
+        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer, question: look.question,
         hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
       })
       : approvals.onOther(kind);
+    return this.progressed(handled, kind, hash, now);
+  }
+
+  /** A beat that was a decision is progress, not a stall. */
+  private progressed(handled: boolean, kind: Classification['kind'], hash: string, now: number): boolean {
     if (!handled) return false;
     const before = this.state;
     this.state = { ...this.state, stallCount: 0, lastCaptureHash: hash, lastProgressAt: now };
@@ -255,6 +288,7 @@ export class Watchdog {
   /** A valid signal is progress: the agent is neither stalled nor waiting. */
   onSignal(): void {
     this.sawSignal = true;
+    this.startedFor = this.host.session();
     if (this.state.quota) this.resumeQuota('signal', false);
     this.state = { ...this.state, stallCount: 0, recoveryStep: this.host.row().recoveryStep, lastProgressAt: this.host.now() };
     this.baseline = undefined;
@@ -306,7 +340,9 @@ export class Watchdog {
     if (this.checkTranscript(now)) return;
 
     const look = this.look(session);
-    const seen = withHookState(look, this.host.agentState?.(), this.profile);
+    const reported = this.host.agentState?.();
+    if (this.startedFor !== session && atWork(look.classification.kind, reported)) this.startedFor = session;
+    const seen = withHookState(look, reported, this.profile);
     const { hash, answer, source } = seen;
     const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
     if (this.decideFirst(look, hash, now)) return;
@@ -319,7 +355,9 @@ export class Watchdog {
     }
 
     const before = this.state;
-    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
+    // an agent that has not yet taken the prompt of its command line is still starting, like a blank screen
+    const starting = classification.kind === 'idle' && this.startedFor !== session && hasStartPrompt(this.host.row().agentArgv ?? []);
+    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank || starting }, this.limits);
     this.state = state;
     this.persist(before, action, classification.kind);
     // A recovery the stall count did not call for: the step timeout decided it.
@@ -356,7 +394,8 @@ export class Watchdog {
       version, hash: sha1Hex(this.profile.hashedLines(lines).join('\n')), classification,
       answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
       request: classification.kind === 'permission_prompt' ? screenRequest(this.profile.name, lines) : undefined,
-      question: classification.kind === 'question' ? screenQuestion(lines) : undefined,
+      question: classification.kind === 'question' || classification.kind === 'permission_prompt' ? screenQuestion(lines) : undefined,
+      dialog: this.dialogs && DIALOG_KINDS.has(classification.kind) ? readDialog(lines, this.consent) : undefined,
     };
     return this.lastLook;
   }
@@ -503,7 +542,7 @@ export class Watchdog {
         const wall = this.wall();
         // A relative reset ("in 2 hours") counts from when the error was written.
         const reset = parseResetTime(quota.resetText ?? quota.line, new Date(quota.atMs ?? wall), this.limits.timeZone ? { timeZone: this.limits.timeZone } : undefined);
-        const wait = quotaWait(now, wall, quota.line, reset?.getTime(), this.limits);
+        const wait = quotaWait(now, wall, quota.line, reset?.getTime(), this.limits, { transient: quota.transient, selfResume: quota.selfResume });
         this.state = { ...this.state, quota: wait, quotaArmed: false, stallCount: 0 };
         const session = this.host.session();
         if (session) this.enterQuota(wait, undefined, session);

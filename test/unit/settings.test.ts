@@ -172,6 +172,7 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ notifyUrl: 'file:///etc/passwd' }, 'notifyUrl', '--notify-url: an http or https URL only, not file:'],
     [{ maxTokens: '-5' }, 'maxTokens', '--max-tokens: -5 is out of range (>= 0)'],
     [{ maxCost: 'lots' }, 'maxCostUsd', '--max-cost: "lots" is not a number'],
+    [{ claudePermissionMode: 'yolo' }, 'claudePermissionMode', '--claude-permission-mode: "yolo" is not one of inherit, manual, auto, acceptEdits, plan, dontAsk, bypassPermissions'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
