@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolveProgram } from '../agent/command.js';
+import { resolveProgram } from '../agents/command.js';
 import {
   CLAUDE_CODE_NEWEST, CLAUDE_CODE_OLDEST, CLAUDE_FEATURES, atLeast, outsideRangeNotes, parseVersion, versionVerdict, type RangeVerdict,
 } from '../agents/claudeVersion.js';
