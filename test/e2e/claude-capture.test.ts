@@ -253,16 +253,16 @@ for (const install of installs) {
       });
     });
 
-    it('idle in manual mode (--permission-mode default)', async () => {
-      if (!autoByDefault) return; // the default mode of this version: `idle` is it
+    it('idle in manual mode (--permission-mode default)', async (ctx) => {
+      ctx.skip(!autoByDefault, `Claude Code ${version} starts in manual mode: its idle screen is that mode`);
       await scenario({ args: manual() }, async (run) => {
         await run.until(EMPTY_IDLE, 'the idle prompt');
         run.save('idle-manual', await run.settled(), 'idle', '`--permission-mode default`: the manual mode on a version whose default is auto');
       });
     });
 
-    it('the offer to make auto mode the default (a user whose default is manual)', async () => {
-      if (!autoByDefault) return; // no auto default to offer
+    it('the offer to make auto mode the default (a user whose default is manual)', async (ctx) => {
+      ctx.skip(!autoByDefault, `Claude Code ${version} starts in manual mode: it has no auto-mode default to offer`);
       await scenario({ settings: { permissions: { defaultMode: 'default' } } }, async (run) => {
         await run.until(/Make auto mode your default permission mode\?/, 'the offer');
         run.save('auto-default-offer', await run.settled(), 'permission_prompt', '~/.claude/settings.json with permissions.defaultMode "default", no flag: the first start', {
@@ -382,8 +382,8 @@ for (const install of installs) {
       });
     });
 
-    it('auto mode behind a gateway: the notice, then the menu without numbers', async () => {
-      if (!autoByDefault) return; // this version starts in manual mode: the permission prompt above is what it shows
+    it('auto mode behind a gateway: the notice, then the menu without numbers', async (ctx) => {
+      ctx.skip(!autoByDefault, `Claude Code ${version} starts in manual mode: its permission prompt is the one captured above`);
       const script: ScriptStep[] = [
         { toolUse: { name: 'Bash', input: { command: 'git push --force origin main', description: 'Publish the work' } } },
         { text: 'Stopped.' },
@@ -501,8 +501,8 @@ for (const install of installs) {
       });
     });
 
-    it('the fullscreen renderer offer', async () => {
-      if (!autoByDefault) return; // not in this version
+    it('the fullscreen renderer offer', async (ctx) => {
+      ctx.skip(!autoByDefault, `Claude Code ${version} starts in manual mode: it has no fullscreen renderer to offer`);
       await scenario({ env: { CLAUDE_CODE_FORCE_FULLSCREEN_UPSELL: '1' } }, async (run) => {
         const seen = await run.until(/Try the (?:new )?fullscreen renderer\?|^❯\u00a0$/m, 'the offer or the idle prompt');
         if (!/fullscreen renderer\?/.test(seen)) return;
