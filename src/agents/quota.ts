@@ -44,7 +44,7 @@ const GENERIC_WORDS = /\b429\b|\btoo many requests\b|\brate[ -]?limit(?:ed|ing)?
  * Requests`, `Rate limit exceeded.`, `Throttled`, `Quota exceeded for …`, `429 Too Many
  * Requests`, `HTTP 429`), or an error that names it (`Request failed with status 429`).
  */
-const GENERIC_HEAD = /^(?:(?:HTTP(?:\/[\d.]+)? |status |code )?429\b|too many requests\b|rate[ -]?limit(?:ed)?(?: (?:exceeded|reached|hit))?\b[.!:]?(?:\s|$)|(?:request |requests |you(?:'ve| have| are| were) (?:been )?)?(?:throttled|being throttled)\b|quota (?:exceeded|exhausted)\b|(?:request |requests )?(?:failed|rejected)\b[^\n]*\b(?:429|too many requests|rate[ -]?limit(?:ed)?|throttl\w*)\b)/i;
+const GENERIC_HEAD = /^(?:(?:HTTP(?:\/[\d.]+)? |status |code )?429\b|too many requests\b|rate[ -]?limit(?:ed)?(?: (?:exceeded|reached|hit))?\b[.!:]?(?:\s|$)|(?:[\w-]+ ){0,3}(?:(?:was|were|is|are|been|being|got|get) )*throttl(?:ed|ing)\b|quota (?:exceeded|exhausted)\b|resource[_ ]exhausted\b|(?:request |requests )?(?:failed|rejected)\b[^\n]*\b(?:429|too many requests|rate[ -]?limit(?:ed)?|throttl\w*)\b)/i;
 /** A usage limit that lifts at a time: its wording, not a generic one. */
 const USAGE_WORDS = /\b(?:usage|session|weekly|daily|monthly|hourly|5-hour|five-hour|opus|sonnet|plan|spend(?:ing)?|credits?|extra usage)\b[^\n]*\blimit\b|\blimit will reset\b|\bout of (?:[\w-]+ ){0,2}(?:usage|credits?)\b|\byou(?:'ve| have)? (?:hit|reached) your\b/i;
 

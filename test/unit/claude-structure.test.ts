@@ -52,6 +52,10 @@ describe('rate limits: transient, or a usage limit with a reset', () => {
     ['Rate limit exceeded. Please slow down.'],
     ['Too Many Requests'],
     ['✕ Request throttled by the provider'],
+    ['Your requests are being throttled, slow down'],
+    ['Error: the request was throttled (429)'],
+    ['HTTP 429 Too Many Requests'],
+    ['error: RESOURCE_EXHAUSTED'],
     ['Quota exceeded for quota metric "Generate requests" and limit "per minute"'],
     ['● API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit'],
   ])('%s: a transient limit', (line) => {
