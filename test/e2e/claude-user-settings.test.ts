@@ -42,7 +42,13 @@ for (const install of installs) {
 
       const dialogs = events.filter((e) => e.kind === 'dialog').map((e) => e.detail);
       if (install.version === CLAUDE_CODE_OLDEST) expect(dialogs).toEqual([]);
-      else expect(dialogs).toEqual([expect.objectContaining({ dialog: 'auto-default-offer', choice: 'No, keep manual mode', keys: '\\u001b[B \\r' })]);
+      else {
+        // Down to the No, then Enter; when a loaded machine drops the Enter, the next beat
+        // sees the cursor on No and presses Enter alone: every answer is the No
+        expect(dialogs[0]).toMatchObject({ dialog: 'auto-default-offer', choice: 'No, keep manual mode', keys: '\\u001b[B \\r' });
+        expect(dialogs.length).toBeLessThanOrEqual(3);
+        for (const d of dialogs.slice(1)) expect(d).toMatchObject({ dialog: 'auto-default-offer', choice: 'No, keep manual mode', keys: '\\r' });
+      }
       expect(events.filter((e) => e.kind === 'needs_you')).toEqual([]);
     }, 180_000);
   });
