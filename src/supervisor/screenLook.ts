@@ -8,6 +8,7 @@ import type { ApprovalRequest } from '../policy/rules.js';
 import { errorBanner, type DecisionSource } from './hung.js';
 import { screenQuestion } from './needsYouScreen.js';
 import { readDialog, type Dialog, type DialogConsent } from '../agents/dialogs.js';
+import { within } from './loopBoundary.js';
 
 /** What one look at an agent's screen found. */
 export interface Look {
@@ -37,15 +38,17 @@ const DIALOG_KINDS: ReadonlySet<Classification['kind']> = new Set(['permission_p
 export function lookAtScreen(profile: Profile, session: Session, last: Look | undefined, consent?: DialogConsent): Look {
   const version = session.screenVersion;
   if (version !== undefined && version === last?.version) return last;
-  const lines = session.screen();
-  const classification = classifyScreen(profile, lines);
-  return {
-    version, hash: sha1Hex(profile.hashedLines(lines).join('\n')), classification,
-    answer: answerKeys(profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
-    request: classification.kind === 'permission_prompt' ? screenRequest(profile.name, lines) : undefined,
-    question: classification.kind === 'question' || classification.kind === 'permission_prompt' ? screenQuestion(lines) : undefined,
-    dialog: consent && DIALOG_KINDS.has(classification.kind) ? readDialog(lines, consent) : undefined,
-  };
+  return within('screen read', () => {
+    const lines = session.screen();
+    const classification = classifyScreen(profile, lines);
+    return {
+      version, hash: sha1Hex(profile.hashedLines(lines).join('\n')), classification,
+      answer: answerKeys(profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
+      request: classification.kind === 'permission_prompt' ? screenRequest(profile.name, lines) : undefined,
+      question: classification.kind === 'question' || classification.kind === 'permission_prompt' ? screenQuestion(lines) : undefined,
+      dialog: consent && DIALOG_KINDS.has(classification.kind) ? readDialog(lines, consent) : undefined,
+    };
+  });
 }
 
 /** What a hook-reported state means for recovery; absent: the screen decides. */
