@@ -47,6 +47,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: async () => (await import('../commands/init.js')).init,
   },
   {
+    name: 'doctor', group: 'start',
+    summary: 'is Claude Code inside the tested range; does the database open',
+    args: NONE,
+    about: 'Finds the agent program as a loop would, runs `claude --version` and says whether that release is ' +
+      'inside the range autodeck is tested with, and what will not work outside it; opens the state database ' +
+      'read-only and says whether it is sound. Changes nothing. Exit 0 when all is well, 1 when something needs you.',
+    flags: [json('the checks as one JSON object')],
+    settings: ['agent', 'agentProfile', 'db', 'claudePermissionMode'],
+    example: { command: 'autodeck doctor', says: 'is this machine ready for a loop?' },
+    exits: '0 all is well, 1 something needs you, 2 usage or settings error',
+    load: async () => (await import('../commands/doctor.js')).doctor,
+  },
+  {
     name: 'new', group: 'start',
     summary: 'a new task module (a draft) under the first root',
     args: { usage: 'NAME', min: 1, max: 1 },

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { recordTrustedProject } from '../agents/trustedProjects.js';
 import { writeFileAtomic } from '../protocol/atomic.js';
 import { STATE_EVENTS } from '../hooks/state.js';
 import { commandHooks } from '../hooks/claudeHooks.js';
@@ -76,15 +77,19 @@ export async function init(ctx: CommandContext): Promise<number> {
     record.skill = { path: target.skillPath, created: skillText === undefined, sha256: sha256(skillFile()), previous: skillText };
   }
 
+  // the user ran init here: autodeck may accept Claude Code's folder-trust dialog in this project (docs/claude-code.md)
+  const trusted = target.kind === 'project' && recordTrustedProject(target.dir);
+
   for (const entry of ignore.added) line(ctx.stdout, `${shown(target.gitignorePath!)}: added ${entry}`);
   for (const change of hooks.changes) line(ctx.stdout, `${shown(target.settingsPath)}: ${change}`);
   if (skill.message) line(ctx.stdout, `${shown(target.skillPath)}: ${skill.message}`);
+  if (trusted) line(ctx.stdout, `recorded ${target.dir} as a project you trust: autodeck may accept Claude Code's folder-trust dialog here`);
   const changed = ignore.added.length > 0 || hooks.edits.length > 0 || skill.write;
   if (changed) {
     const where = recordPath(target.settingsPath, process.env);
     writeRecord(where, mergeRecords(readRecord(where), record));
     line(ctx.stdout, `to take these back: autodeck init --undo${target.kind === 'user' ? ' --user' : ''}`);
-  } else if (!skill.message) {
+  } else if (!skill.message && !trusted) {
     line(ctx.stdout, 'nothing to change');
   }
   return EXIT.ok;

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
 import type { ApprovalPolicy } from '../policy/parse.js';
+import { claudePermissionModeKind, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import { argv, bool, choice, choiceList, controlKey, decimal, fileInFolder, gitRef, httpUrl, int, optionalArgv, path, paths, verifyCommand, type Kind } from './kinds.js';
 import type { VerifySetting } from '../verify/command.js';
 
@@ -71,6 +72,8 @@ export interface Settings {
   /** Each loop in a git worktree of its own (src/worktree/), from this base ('' = HEAD). */
   worktree: boolean;
   worktreeBase: string;
+  /** The permission mode of the Claude Code sessions autodeck starts (`--permission-mode`); `inherit` passes none. */
+  claudePermissionMode: ClaudePermissionMode;
 }
 
 export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows' | 'approval'>;
@@ -242,6 +245,10 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   worktreeBase: {
     flag: '--worktree-base', kind: gitRef, default: fixed('', 'HEAD'),
     description: "the branch, tag or commit a loop's worktree starts from",
+  },
+  claudePermissionMode: {
+    flag: '--claude-permission-mode', kind: claudePermissionModeKind, default: fixed<ClaudePermissionMode>('inherit', "inherit (Claude Code's own default)"),
+    description: "Claude Code's --permission-mode for the sessions autodeck starts; the approval policy holds in every mode",
   },
 };
 

@@ -63,8 +63,11 @@ export function describeEvent(e: LoopEvent): string {
     case 'approval': {
       const what = d.command ?? d.path ?? d.url ?? d.tool;
       const word = d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : String(d.decision);
-      return `${word} ${d.tool} ${what === d.tool ? '' : `${String(what)} `}(${d.rule}${d.retry ? `, try ${d.retry}` : ''}): sent ${d.keys}`;
+      const how = d.source === 'pretooluse' ? 'the PreToolUse hook told the agent why' : `sent ${d.keys}`;
+      return `${word} ${d.tool} ${what === d.tool ? '' : `${String(what)} `}(${d.rule}${d.retry ? `, try ${d.retry}` : ''}): ${how}`;
     }
+    case 'dialog':
+      return `answered the agent's dialog "${d.text}": ${d.choice}${d.retry ? ` (try ${d.retry})` : ''}, sent ${d.keys}`;
     case 'needs_you':
       return `needs you (${String(d.reason).replace(/_/g, ' ')}): ${d.text}${d.rule ? ` [${d.rule}]` : ''}`;
     case 'verify_started':

@@ -6,6 +6,7 @@ import { locateHook, readIfPresent, writeKeeping } from '../commands/init.js';
 import { readJsonc, removeAt, replaceAt } from './jsonEdit.js';
 import { readRecord, recordPath, removeRecord, sha256, type InitRecord } from './record.js';
 import type { InitTarget } from './where.js';
+import { forgetTrustedProject } from '../agents/trustedProjects.js';
 
 /**
  * `autodeck init --undo`: takes back what the recorded inits of this settings file changed,
@@ -18,6 +19,10 @@ export function undoInit(ctx: CommandContext, target: InitTarget): number {
   const where = recordPath(target.settingsPath, process.env);
   const record = readRecord(where);
   const shown = (p: string): string => (target.kind === 'user' ? `~/${relative(target.dir, p)}` : relative(target.dir, p));
+  // init recorded the project as trusted: no longer (Claude Code's trust dialog is a person's again)
+  if (target.kind === 'project' && forgetTrustedProject(target.dir)) {
+    line(ctx.stdout, `${target.dir} is no longer a project you trust: Claude Code's folder-trust dialog is left to you here`);
+  }
   if (!record) {
     line(ctx.stderr, `autodeck init --undo: no record of an init of ${shown(target.settingsPath)} (each init keeps one in ${where}); nothing was changed`);
     return EXIT.other;

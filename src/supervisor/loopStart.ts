@@ -3,6 +3,7 @@ import { gitTopLevel } from '../paths.js';
 import type { LoopEvent } from '../store/events.js';
 import type { LoopRow } from '../store/loops.js';
 import { sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
+import { withPermissionMode, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import { injectedHookCommands } from '../hooks/commands.js';
 import { readUserSettingsArg } from '../agents/userSettingsArg.js';
 import { profileForProgram, type AgentProfile } from '../config/schema.js';
@@ -56,10 +57,11 @@ export function conflictRefusal(existing: LoopRow, asked?: string): StartRefused
  * A Claude Code agent's argv with autodeck's `--settings` (its hooks, the protocol's
  * permissions), merged into the user's own `--settings` when the command has one.
  */
-function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string): string[] {
+function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string, permissionMode: ClaudePermissionMode): string[] {
   const ours = sessionSettings({ taskDir, mode, hooks: injectedHookCommands() });
   try {
-    return withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd));
+    // the permission mode autodeck's setting chose, on the command line: never in the user's files
+    return withPermissionMode(withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd)), permissionMode);
   } catch (err) {
     throw new StartRefused('usage', `the agent command's --settings: ${(err as Error).message}`);
   }
@@ -84,7 +86,7 @@ export interface AgentLaunch {
  * from the folder the agent would have worked in; the agent then starts there.
  */
 export function agentLaunch(
-  settings: { agent: string[]; agentCwd?: string | undefined; agentProfile: AgentProfile; mode?: 'signal' | 'hook' },
+  settings: { agent: string[]; agentCwd?: string | undefined; agentProfile: AgentProfile; mode?: 'signal' | 'hook'; claudePermissionMode?: ClaudePermissionMode | undefined },
   module: { dir: string; name: string; root: string },
   session: string,
   env: NodeJS.ProcessEnv,
@@ -102,7 +104,7 @@ export function agentLaunch(
   const cwd = wt?.cwd ?? checkoutCwd;
   let agentArgv: string[];
   try {
-    agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
+    agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd, settings.claudePermissionMode ?? 'inherit') : argv;
   } catch (err) {
     if (wt) releaseWorktree(wt);
     throw err;

@@ -7,6 +7,7 @@ import { HOOKS_ENV, HOOKS_INJECTED } from '../agents/claudeSettings.js';
 import { EMPTY_POLICY } from '../policy/rules.js';
 import type { BeatLimits } from './heartbeat.js';
 import { DEFAULT_HUNG_LIMITS } from './hung.js';
+import { withClaudeSession } from './claudeSession.js';
 import { approvalSetup } from './approvals.js';
 import type { LoopSettings, LoopSpec } from './loopSpec.js';
 import { verifyConfig } from './loopVerify.js';
@@ -68,7 +69,8 @@ export function specOfRow(row: LoopRow, from: SpecSources): LoopSpec {
   if (stored.hooksInjected) env[HOOKS_ENV] = HOOKS_INJECTED;
   else delete env[HOOKS_ENV];
   const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
-  const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
+  // the policy for the agent's PreToolUse hook too, and what the user lets autodeck accept in its dialogs
+  const approval = withClaudeSession(approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir()), row.agentArgv, env);
   const verify = verifyConfig(row, settings, from.env, stored.mode ?? 'signal');
   return { argv: row.agentArgv, cwd, env, settings, profile, limits: beatLimits(settings), transcriptDir, approval, verify };
 }

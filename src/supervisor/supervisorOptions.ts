@@ -3,6 +3,7 @@ import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { RunRow } from '../store/runs.js';
+import type { ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import type { Clock } from './clock.js';
 import type { LoopSettings } from './loopSpec.js';
 import type { VerifySetting } from '../verify/command.js';
@@ -23,6 +24,8 @@ export interface SupervisorSettings extends LoopSettings {
   verify?: VerifySetting;
   worktree?: boolean;
   worktreeBase?: string;
+  /** Claude Code's --permission-mode for the sessions started; `inherit` (or absent) passes none. */
+  claudePermissionMode?: ClaudePermissionMode | undefined;
 }
 
 export interface SupervisorOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_CODE_VERSION, installClaudeCode } from '../helpers/claudeCode.js';
+import { claudeTitle, installClaudeCodes } from '../helpers/claudeCode.js';
 import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
 import { loopScript, walk } from '../helpers/claudeLoop.js';
 import { makeWorkspace } from '../helpers/workspace.js';
@@ -11,8 +11,7 @@ import { claudeProject, e2eScope, QUICK_STALLS } from '../helpers/claudeRun.js';
 // Read / Write / Bash calls), each response carrying usage; autodeck reads the session's
 // transcript at each signal and stops the loop with `budget` once it shows maxTokens.
 
-const install = await installClaudeCode();
-const title = `maxTokens under the real Claude Code ${CLAUDE_CODE_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
+const installs = await installClaudeCodes();
 
 const t = e2eScope();
 
@@ -26,38 +25,40 @@ const PER_ITERATION = 3 * PER_MESSAGE;
 
 interface PerIteration { iteration: number; tokens: number | null; costUsd: number | null; partial: boolean }
 
-describe.skipIf(!install.bin)(title, () => {
-  it('stops the loop with budget at the first signal past maxTokens; each iteration\'s share is recorded', async () => {
-    const ws = (t.ws = makeWorkspace('autodeck-claude-budget-'));
-    const dir = ws.module('spender', { status: 'planning' });
-    // two iterations, then the model reads the stop file and ends its turn (as the skill says)
-    const signals = walk('planning').slice(0, 2);
-    const fake = t.fake = await startFakeAnthropic(loopScript(dir, signals, { final: 'The stop file asks me to stop; stopping here.' }), {
-      usage: (_n, kind) => (kind === 'main' ? USAGE : {}),
-      model: 'claude-sonnet-4-5-20250929',
-    });
-    const env = claudeProject(ws, install.bin!, fake.port);
-    expect((await runCli(ws, ['init'], { env })).code).toBe(0);
+for (const install of installs) {
+  describe.skipIf(!install.bin)(claudeTitle('maxTokens under the real Claude Code', install), () => {
+    it('stops the loop with budget at the first signal past maxTokens; each iteration\'s share is recorded', async () => {
+      const ws = (t.ws = makeWorkspace('autodeck-claude-budget-'));
+      const dir = ws.module('spender', { status: 'planning' });
+      // two iterations, then the model reads the stop file and ends its turn (as the skill says)
+      const signals = walk('planning').slice(0, 2);
+      const fake = t.fake = await startFakeAnthropic(loopScript(dir, signals, { final: 'The stop file asks me to stop; stopping here.' }), {
+        usage: (_n, kind) => (kind === 'main' ? USAGE : {}),
+        model: 'claude-sonnet-4-5-20250929',
+      });
+      const env = claudeProject(ws, install.bin!, fake.port);
+      expect((await runCli(ws, ['init'], { env })).code).toBe(0);
 
-    // 40,000: under it after iteration 1 (28,800, perhaps 38,400 if the next request came first), over it at iteration 2
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--max-tokens', '40000', ...QUICK_STALLS], { env });
-    const events = JSON.stringify(eventsOf(ws.db, dir).map((e) => [e.kind, e.detail]));
-    expect(r.code, `${r.stderr}\n${events}`).toBe(1);
-    const [run] = runsOf(ws.db, dir);
-    expect(run, events).toMatchObject({ outcome: 'budget', stop_reason: 'budget', iterations: 2 });
-    const [budget] = eventsOf(ws.db, dir, 'budget');
-    expect(budget!.detail).toMatchObject({ maxTokens: 40000 });
-    expect(budget!.detail.tokens as number).toBeGreaterThanOrEqual(2 * PER_ITERATION);
-    expect((budget!.detail.tokens as number) % PER_MESSAGE).toBe(0);
-    // the run holds every response of the session: 2 × 3 and the final text
-    expect(run!.tokens).toBe(7 * PER_MESSAGE);
-    expect(run!.cost_usd).toBeCloseTo(7 * PER_MESSAGE_USD, 10);
+      // 40,000: under it after iteration 1 (28,800, perhaps 38,400 if the next request came first), over it at iteration 2
+      const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--max-tokens', '40000', ...QUICK_STALLS], { env });
+      const events = JSON.stringify(eventsOf(ws.db, dir).map((e) => [e.kind, e.detail]));
+      expect(r.code, `${r.stderr}\n${events}`).toBe(1);
+      const [run] = runsOf(ws.db, dir);
+      expect(run, events).toMatchObject({ outcome: 'budget', stop_reason: 'budget', iterations: 2 });
+      const [budget] = eventsOf(ws.db, dir, 'budget');
+      expect(budget!.detail).toMatchObject({ maxTokens: 40000 });
+      expect(budget!.detail.tokens as number).toBeGreaterThanOrEqual(2 * PER_ITERATION);
+      expect((budget!.detail.tokens as number) % PER_MESSAGE).toBe(0);
+      // the run holds every response of the session: 2 × 3 and the final text
+      expect(run!.tokens).toBe(7 * PER_MESSAGE);
+      expect(run!.cost_usd).toBeCloseTo(7 * PER_MESSAGE_USD, 10);
 
-    // per iteration: an iteration ends when its signal was published (the rename), so the
-    // Bash call that ran the rename is in it and the next iteration's first request is not
-    const history = JSON.parse((await runCli(ws, ['history', dir, '--json', '--iterations', '--db', ws.db, '--root', ws.root])).stdout) as { runs: { perIteration: PerIteration[] }[] };
-    const per = history.runs[0]!.perIteration;
-    expect(per.map((i) => [i.iteration, i.tokens, i.partial])).toEqual([[1, PER_ITERATION, false], [2, PER_ITERATION, false], [3, PER_MESSAGE, true]]);
-    expect(per[0]!.costUsd).toBeCloseTo(3 * PER_MESSAGE_USD, 10);
-  }, 180_000);
-});
+      // per iteration: an iteration ends when its signal was published (the rename), so the
+      // Bash call that ran the rename is in it and the next iteration's first request is not
+      const history = JSON.parse((await runCli(ws, ['history', dir, '--json', '--iterations', '--db', ws.db, '--root', ws.root])).stdout) as { runs: { perIteration: PerIteration[] }[] };
+      const per = history.runs[0]!.perIteration;
+      expect(per.map((i) => [i.iteration, i.tokens, i.partial])).toEqual([[1, PER_ITERATION, false], [2, PER_ITERATION, false], [3, PER_MESSAGE, true]]);
+      expect(per[0]!.costUsd).toBeCloseTo(3 * PER_MESSAGE_USD, 10);
+    }, 180_000);
+  });
+}

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLAUDE_CODE_VERSION, claudeEnv, FAKE_API_KEY, installClaudeCode, readTranscripts, writeClaudeConfig, type ClaudeCodeInstall } from '../helpers/claudeCode.js';
+import { claudeEnv, claudeVersionsUnderTest, FAKE_API_KEY, installClaudeCode, readTranscripts, writeClaudeConfig, type ClaudeCodeInstall } from '../helpers/claudeCode.js';
 import { startFakeAnthropic, type FakeOptions, type ScriptStep } from '../helpers/fakeAnthropic.js';
 import { TmuxPane } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait.js';
@@ -22,7 +22,9 @@ import { waitFor } from '../helpers/wait.js';
 const TRANSCRIPTS = fileURLToPath(new URL('../fixtures/transcripts/', import.meta.url));
 const BASE = join(tmpdir(), 'autodeck-claude-usage-capture');
 const enabled = process.env.AUTODECK_CAPTURE === '1';
-const install: ClaudeCodeInstall = enabled ? await installClaudeCode() : { reason: 'set AUTODECK_CAPTURE=1 to capture transcripts' };
+// one version per run: AUTODECK_CLAUDE_VERSION=oldest|newest|<x.y.z> (the first of both by default)
+const CLAUDE_CODE_VERSION = claudeVersionsUnderTest()[0]!;
+const install: ClaudeCodeInstall = enabled ? await installClaudeCode(CLAUDE_CODE_VERSION) : { version: CLAUDE_CODE_VERSION, reason: 'set AUTODECK_CAPTURE=1 to capture transcripts' };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const count = (text: string, needle: string) => text.split(needle).length - 1;

@@ -2,44 +2,73 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLAUDE_CODE_NEWEST, CLAUDE_CODE_OLDEST } from '../../src/agents/claudeVersion.js';
 
 /**
  * The real Claude Code CLI, pinned, installed from the npm registry into a cache folder
- * under node_modules (gitignored, kept between runs on one machine). Observed facts:
- * test/fixtures/screens/claude/README.md and /work/shared/CLAUDE-CODE.md.
+ * under node_modules (gitignored, kept between runs on one machine), one folder per
+ * version. Observed facts: test/fixtures/screens/claude/README.md and docs/claude-code.md.
+ *
+ * The real-binary tests run on both ends of the supported range, OLDEST and NEWEST
+ * (src/agents/claudeVersion.ts). `AUTODECK_CLAUDE_VERSION` narrows them: `oldest`,
+ * `newest`, `both` (the default: CI tests both ends), or an exact version such as `2.1.250`.
  */
 
-export const CLAUDE_CODE_VERSION = '2.1.197';
+export { CLAUDE_CODE_NEWEST, CLAUDE_CODE_OLDEST };
 const PACKAGE = '@anthropic-ai/claude-code';
 
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLAUDE_CODE_CACHE = join(PROJECT, 'node_modules', '.cache', 'autodeck-claude-code');
-const INSTALL_DIR = join(CLAUDE_CODE_CACHE, CLAUDE_CODE_VERSION);
-const LOCK_DIR = `${INSTALL_DIR}.lock`;
 const INSTALL_TIMEOUT_MS = 3 * 60_000;
 /** A lock older than this belongs to an install that died. */
 const STALE_LOCK_MS = INSTALL_TIMEOUT_MS + 60_000;
 
-export type ClaudeCodeInstall = { bin: string; reason?: undefined } | { bin?: undefined; reason: string };
+export type ClaudeCodeInstall = { version: string } & ({ bin: string; reason?: undefined } | { bin?: undefined; reason: string });
 
-let pending: Promise<ClaudeCodeInstall> | undefined;
+/** The versions the real-binary tests run on, from `AUTODECK_CLAUDE_VERSION` (one line of error when it is not one). */
+export function claudeVersionsUnderTest(env: NodeJS.ProcessEnv = process.env): string[] {
+  const chosen = (env.AUTODECK_CLAUDE_VERSION ?? '').trim();
+  if (chosen === '' || chosen === 'both') return [CLAUDE_CODE_OLDEST, CLAUDE_CODE_NEWEST];
+  if (chosen === 'oldest') return [CLAUDE_CODE_OLDEST];
+  if (chosen === 'newest') return [CLAUDE_CODE_NEWEST];
+  if (/^\d+\.\d+\.\d+$/.test(chosen)) return [chosen];
+  throw new Error(`AUTODECK_CLAUDE_VERSION=${chosen}: expected oldest, newest, both or a version like ${CLAUDE_CODE_NEWEST}`);
+}
+
+const pending = new Map<string, Promise<ClaudeCodeInstall>>();
 
 /**
- * The path of the runnable `claude` program, installing it when missing; undefined when
- * it cannot be had here (the reason: `claudeCodeUnavailable()`).
+ * The path of the runnable `claude` program of `version`, installing it when missing;
+ * undefined when it cannot be had here (the reason: `claudeCodeUnavailable()`).
  */
-export async function ensureClaudeCode(): Promise<string | undefined> {
-  return (await installClaudeCode()).bin;
+export async function ensureClaudeCode(version = CLAUDE_CODE_OLDEST): Promise<string | undefined> {
+  return (await installClaudeCode(version)).bin;
 }
 
 /** Why ensureClaudeCode() returned undefined (one line), once it has. */
-export async function claudeCodeUnavailable(): Promise<string | undefined> {
-  return (await installClaudeCode()).reason;
+export async function claudeCodeUnavailable(version = CLAUDE_CODE_OLDEST): Promise<string | undefined> {
+  return (await installClaudeCode(version)).reason;
 }
 
-export function installClaudeCode(): Promise<ClaudeCodeInstall> {
-  pending ??= install().catch((err: unknown) => ({ reason: `Claude Code ${CLAUDE_CODE_VERSION} unavailable: ${oneLine(err)}` }));
-  return pending;
+export function installClaudeCode(version = CLAUDE_CODE_OLDEST): Promise<ClaudeCodeInstall> {
+  let p = pending.get(version);
+  if (!p) {
+    p = install(version).catch((err: unknown) => ({ version, reason: `Claude Code ${version} unavailable: ${oneLine(err)}` }));
+    pending.set(version, p);
+  }
+  return p;
+}
+
+/** Every version under test, installed one after the other (one npm at a time on a shared machine). */
+export async function installClaudeCodes(env: NodeJS.ProcessEnv = process.env): Promise<ClaudeCodeInstall[]> {
+  const out: ClaudeCodeInstall[] = [];
+  for (const v of claudeVersionsUnderTest(env)) out.push(await installClaudeCode(v));
+  return out;
+}
+
+/** A describe title: what runs, on which version, and why it is skipped when it is. */
+export function claudeTitle(what: string, install: ClaudeCodeInstall): string {
+  return `${what} (Claude Code ${install.version})${install.reason ? ` (skipped: ${install.reason})` : ''}`;
 }
 
 /** The package that carries the native binary for this machine (as its install.cjs picks it). */
@@ -65,66 +94,68 @@ function binaryIn(prefix: string): string | undefined {
   return undefined;
 }
 
-async function install(): Promise<ClaudeCodeInstall> {
-  let bin = binaryIn(INSTALL_DIR);
+async function install(version: string): Promise<ClaudeCodeInstall> {
+  const installDir = join(CLAUDE_CODE_CACHE, version);
+  const lockDir = `${installDir}.lock`;
+  let bin = binaryIn(installDir);
   if (!bin) {
     mkdirSync(CLAUDE_CODE_CACHE, { recursive: true });
     const deadline = Date.now() + STALE_LOCK_MS;
     // One installer at a time (test files run in parallel); the others wait for its result.
     for (;;) {
-      if (takeLock()) break;
+      if (takeLock(lockDir)) break;
       await new Promise((r) => setTimeout(r, 500));
-      bin = binaryIn(INSTALL_DIR);
+      bin = binaryIn(installDir);
       if (bin) break;
-      if (Date.now() > deadline) return { reason: `Claude Code ${CLAUDE_CODE_VERSION}: timed out waiting for another install (${LOCK_DIR})` };
+      if (Date.now() > deadline) return { version, reason: `Claude Code ${version}: timed out waiting for another install (${lockDir})` };
     }
     if (!bin) {
       try {
-        bin = binaryIn(INSTALL_DIR) ?? (await npmInstall());
+        bin = binaryIn(installDir) ?? (await npmInstall(version, installDir));
       } finally {
-        rmSync(LOCK_DIR, { recursive: true, force: true });
+        rmSync(lockDir, { recursive: true, force: true });
       }
     }
   }
-  const version = await run(bin, ['--version'], 30_000).catch((err: unknown) => {
+  const printed = await run(bin, ['--version'], 30_000).catch((err: unknown) => {
     throw new Error(`${bin} --version failed: ${oneLine(err)}`);
   });
-  if (!version.includes(CLAUDE_CODE_VERSION)) throw new Error(`${bin} --version printed ${JSON.stringify(version.trim())}`);
-  return { bin };
+  if (!printed.includes(version)) throw new Error(`${bin} --version printed ${JSON.stringify(printed.trim())}`);
+  return { version, bin };
 }
 
-function takeLock(): boolean {
+function takeLock(lockDir: string): boolean {
   try {
-    mkdirSync(LOCK_DIR);
-    writeFileSync(join(LOCK_DIR, 'pid'), String(process.pid));
+    mkdirSync(lockDir);
+    writeFileSync(join(lockDir, 'pid'), String(process.pid));
     return true;
   } catch {
     try {
-      if (Date.now() - statSync(LOCK_DIR).mtimeMs > STALE_LOCK_MS) rmSync(LOCK_DIR, { recursive: true, force: true });
+      if (Date.now() - statSync(lockDir).mtimeMs > STALE_LOCK_MS) rmSync(lockDir, { recursive: true, force: true });
     } catch { /* gone meanwhile */ }
     return false;
   }
 }
 
 /** Installs into a temp prefix, then renames it into place: a half install is never seen. */
-async function npmInstall(): Promise<string> {
-  const tmp = `${INSTALL_DIR}.tmp-${process.pid}`;
+async function npmInstall(version: string, installDir: string): Promise<string> {
+  const tmp = `${installDir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    await run(npm, ['install', '--prefix', tmp, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `${PACKAGE}@${CLAUDE_CODE_VERSION}`], INSTALL_TIMEOUT_MS).catch(
+    await run(npm, ['install', '--prefix', tmp, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `${PACKAGE}@${version}`], INSTALL_TIMEOUT_MS).catch(
       (err: unknown) => {
-        throw new Error(`npm install ${PACKAGE}@${CLAUDE_CODE_VERSION} failed: ${oneLine(err)}`);
+        throw new Error(`npm install ${PACKAGE}@${version} failed: ${oneLine(err)}`);
       },
     );
-    if (!binaryIn(tmp)) throw new Error(`npm installed ${PACKAGE}@${CLAUDE_CODE_VERSION} but no binary for ${platformPackage()}`);
-    rmSync(INSTALL_DIR, { recursive: true, force: true });
-    renameSync(tmp, INSTALL_DIR);
+    if (!binaryIn(tmp)) throw new Error(`npm installed ${PACKAGE}@${version} but no binary for ${platformPackage()}`);
+    rmSync(installDir, { recursive: true, force: true });
+    renameSync(tmp, installDir);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  return binaryIn(INSTALL_DIR)!;
+  return binaryIn(installDir)!;
 }
 
 function run(file: string, args: string[], timeout: number): Promise<string> {

@@ -48,9 +48,12 @@ describe('autodeck init', () => {
       '.gitignore: added .auto-signal', '.gitignore: added .auto-signal.tmp', '.gitignore: added .auto-stop', '.gitignore: added .autodeck.lock',
       ...['Stop', ...STATE_EVENTS].map((e) => expect.stringMatching(new RegExp(`^\\.claude/settings\\.json: added the ${e} hook: `))),
       `.claude/skills/autodeck-auto/SKILL.md: added the /autodeck-auto skill (v${SKILL_VERSION})`,
+      `recorded ${ws.dir} as a project you trust: autodeck may accept Claude Code's folder-trust dialog here`,
       'to take these back: autodeck init --undo',
     ]);
     expect(read(join(ws.dir, SKILL_PATH))).toBe(skillFile());
+    // in the user's own state folder, never in the project (a project cannot vouch for itself)
+    expect(read(join(ws.env.XDG_STATE_HOME!, 'autodeck', 'trusted-projects'))).toBe(`${ws.dir}\n`);
   });
 
   it("installs the skill once; keeps a person's edited copy and says so; --force replaces it; an older unedited copy is updated", async () => {

@@ -178,6 +178,7 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ verifyAttempts: '0' }, 'verifyAttempts', '--verify-attempts: 0 is out of range (1..100)'],
     [{ worktree: 'maybe' }, 'worktree', '--worktree: "maybe" is not true or false'],
     [{ worktreeBase: '--exec=x' }, 'worktreeBase', '--worktree-base: "--exec=x" is not a branch, tag or commit name'],
+    [{ claudePermissionMode: 'yolo' }, 'claudePermissionMode', '--claude-permission-mode: "yolo" is not one of inherit, manual, auto, acceptEdits, plan, dontAsk, bypassPermissions'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
