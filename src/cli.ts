@@ -15,6 +15,7 @@ const usage = (settingsHelp: string): string => `
     autodeck run TASK_DIR... [flags]         supervise loops headless, in the foreground
     autodeck status [--json] [--iterations]  every active loop and the last finished ones
     autodeck status --format tmux            a short segment for tmux status-right: ▶3 ?1 ✗1
+    autodeck status --json --host H...       the loops of other hosts too, over ssh (docs/hosts.md)
     autodeck stop TASK_DIR [--force]         ask a loop to stop (writes the stop file)
     autodeck lookup TASK_DIR [--json]        which session runs this module (exit 1: none)
     autodeck log [TASK_DIR] [--last N] [--json]   the event log
@@ -32,6 +33,8 @@ const usage = (settingsHelp: string): string => `
     --iterations      status / history: tokens, cost and compactions of each iteration too
     --title T         new: the module's title (default: NAME)
     --refuse-failed   run: do not start on a module whose last loop failed (exit 3)
+    --detach          run: start the loops, then leave them supervised in the background
+    --no-local        the dashboard and status --host: only the hosts, not this machine
     --help, --version
 
   Exit codes: 0 all went as asked (run: every loop complete), 1 a loop ended another
@@ -100,6 +103,11 @@ export async function parseWithMeow(argv: string[]) {
     refuseFailed: { type: 'boolean' },
     iterations: { type: 'boolean' },
     format: { type: 'string' },
+    // --no-local (the `local` setting as a switch), run --detach, and a dashboard's look at another host
+    local: { type: 'boolean' },
+    detach: { type: 'boolean' },
+    eventsSince: { type: 'string' },
+    modules: { type: 'boolean' },
   } as const;
   try {
     // Every flag may be given twice (the shell convention: the last one wins, silently);

@@ -3,6 +3,8 @@ import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
 import type { ApprovalPolicy } from '../policy/parse.js';
 import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
+import { hostList, onOff } from '../hosts/settingKinds.js';
+import type { HostEntry } from '../hosts/spec.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
 export type AgentProfile = (typeof AGENT_PROFILES)[number];
@@ -63,6 +65,14 @@ export interface Settings {
   contextWindows: Record<string, number>;
   /** `approval` of the config files (src/policy/): the project's rules, then the user's. */
   approval: ApprovalPolicy;
+  /** Other machines the dashboard reads over ssh (src/hosts/); empty: this one only. */
+  hosts: HostEntry[];
+  /** This machine's modules and loops are shown (`--no-local`: only the hosts'). */
+  local: boolean;
+  /** The ssh program and options of the user's own, run without a shell. */
+  sshCommand: string[];
+  /** How often each host is read. */
+  hostPollSeconds: number;
 }
 
 export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows' | 'approval'>;
@@ -214,6 +224,22 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   agentCwd: {
     flag: '--agent-cwd', kind: path('DIR'), default: derived("the task module's git top level", () => undefined),
     description: 'working directory of the agent',
+  },
+  hosts: {
+    flag: '--host', kind: hostList, default: fixed<HostEntry[]>([], 'none'),
+    description: 'also show the loops of this machine over ssh: an alias of ~/.ssh/config, user@host or user@host:port (repeatable; docs/hosts.md)',
+  },
+  local: {
+    flag: '--local', kind: onOff, default: fixed(true, 'yes'),
+    description: 'show this machine\'s modules and loops too (--no-local: only the hosts\')',
+  },
+  sshCommand: {
+    flag: '--ssh-command', kind: argv, default: fixed(['ssh'], 'ssh'),
+    description: 'the ssh program and options used to reach the hosts, e.g. "ssh -F ~/.ssh/work_config"',
+  },
+  hostPollSeconds: {
+    flag: '--host-poll', kind: decimal({ min: 0, exclusive: true }, 'SECONDS'), default: fixed(2),
+    description: 'how often each host is read (a slow or unreachable host is read less often)',
   },
 };
 

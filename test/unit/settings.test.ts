@@ -172,6 +172,10 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ notifyUrl: 'file:///etc/passwd' }, 'notifyUrl', '--notify-url: an http or https URL only, not file:'],
     [{ maxTokens: '-5' }, 'maxTokens', '--max-tokens: -5 is out of range (>= 0)'],
     [{ maxCost: 'lots' }, 'maxCostUsd', '--max-cost: "lots" is not a number'],
+    [{ host: ['-oProxyCommand=x'] }, 'hosts', '--host: "-oProxyCommand=x" is not a host: it must not start with "-"'],
+    [{ local: 'maybe' }, 'local', '--local: "maybe" is not yes or no'],
+    [{ sshCommand: '' }, 'sshCommand', '--ssh-command: the agent command is empty'],
+    [{ hostPoll: '0' }, 'hostPollSeconds', '--host-poll: 0 is out of range (> 0)'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
@@ -476,5 +480,41 @@ describe('command line', () => {
     }
     expect(flags.root).toEqual({ type: 'string', isMultiple: true });
     expect(SETTINGS_TABLE.find((r) => r.name === 'timeoutMinutes')?.env).toBe('AUTODECK_TIMEOUT_MINUTES');
+  });
+});
+
+describe('hosts', () => {
+  it('come from the user file, a host named by a flag taking what the file says of it', () => {
+    const w = workspace({ user: { hosts: ['build', { name: 'me@gpu:2222', label: 'gpu', autodeck: '~/bin/autodeck', roots: ['/srv/AiTasks'] }] } });
+    expect(w.resolve().value.hosts.map((h) => h.label)).toEqual(['build', 'gpu']);
+    const flagged = w.resolve({ host: ['gpu'] });
+    expect(flagged.errors).toEqual([]);
+    expect(flagged.value.hosts).toEqual([{ label: 'gpu', destination: 'me@gpu', port: 2222, autodeck: '~/bin/autodeck', roots: ['/srv/AiTasks'] }]);
+    expect(w.resolve({ host: ['other:2200'] }).value.hosts).toEqual([{ label: 'other:2200', destination: 'other', port: 2200 }]);
+    expect(w.resolve({}, { AUTODECK_HOSTS: 'a, b' }).value.hosts.map((h) => h.label)).toEqual(['a', 'b']);
+  });
+
+  it('refuses a bad host in a file, naming the file', () => {
+    const w = workspace({ project: { hosts: [{ name: 'gpu', autodeck: 'bin/autodeck' }] } });
+    const r = w.resolve();
+    expect(r.errors.map((e) => e.setting)).toEqual(['hosts']);
+    expect(lines(r.errors)[0]).toContain(w.projectFile);
+  });
+
+  it('--no-local turns this machine off; the file may say "local": false', () => {
+    expect(workspace().resolve().value.local).toBe(true);
+    expect(workspace().resolve({ local: false }).value.local).toBe(false);
+    expect(workspace({ user: { local: false } }).resolve().value.local).toBe(false);
+    expect(workspace().resolve({}, { AUTODECK_LOCAL: 'no' }).value.local).toBe(false);
+  });
+
+  it('reads --no-local and repeated --host through meow', () => {
+    const flags = { ...meowFlags(), local: { type: 'boolean' as const } };
+    const cli = meow('', { importMeta: import.meta, argv: ['--no-local', '--host', 'a', '--host', 'b'], flags: repeatable(flags), booleanDefault: undefined });
+    const parsed = lastWins(cli.flags, flags);
+    const r = workspace().resolve(parsed);
+    expect(r.errors).toEqual([]);
+    expect(r.value.local).toBe(false);
+    expect(r.value.hosts.map((h) => h.label)).toEqual(['a', 'b']);
   });
 });

@@ -1,0 +1,81 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import type { CallOptions, CallResult } from './call.js';
+import { controlArgv, controlSocket, masterPid, type SshConfig } from './ssh.js';
+import type { HostEntry } from './spec.js';
+
+/** A question to the connection's master is local: it answers at once, or it is stuck. */
+export const CONTROL_DEADLINE_MS = 3000;
+
+export type Caller = (argv: readonly string[], opts: CallOptions) => Promise<CallResult>;
+
+/** What keeping the shared connection needs of the system: files and processes (tests give their own). */
+export interface ConnectionSystem {
+  exists(path: string): boolean;
+  remove(path: string): void;
+  /** The process's command line, or undefined when it cannot be read (gone, or no /proc). */
+  commandLine(pid: number): string | undefined;
+  kill(pid: number): void;
+}
+
+export const realSystem: ConnectionSystem = {
+  exists: existsSync,
+  remove: (path) => rmSync(path, { force: true }),
+  commandLine(pid) {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    } catch {
+      return undefined;
+    }
+  },
+  kill: (pid) => process.kill(pid, 'SIGKILL'),
+};
+
+/**
+ * The one ssh connection kept open to a host (ControlMaster). Its master process can die
+ * and leave its socket file, or hang (stopped, or stuck on a dead link) with its socket still
+ * accepting: then every later call through it waits for ever, which ConnectTimeout does not
+ * cover. After a call that ran out of time, the connection is let go: asked to exit, and
+ * when that too gets no answer, its master (known from `-O check`, and only if it is ours)
+ * killed and its socket removed, so the next call makes a new one.
+ */
+export class SharedConnection {
+  /** The master's pid, as `-O check` said it; undefined until asked (or after a new connection). */
+  private master: number | undefined;
+
+  constructor(
+    private readonly cfg: SshConfig,
+    private readonly host: Pick<HostEntry, 'destination' | 'port'>,
+    private readonly call: Caller,
+    private readonly system: ConnectionSystem = realSystem,
+  ) {}
+
+  get socket(): string {
+    return controlSocket(this.cfg, this.host);
+  }
+
+  /** After a call that went through: the master's pid, once per connection. */
+  async learnMaster(): Promise<void> {
+    if (this.master !== undefined) return;
+    const r = await this.call(controlArgv(this.cfg, this.host, 'check'), { deadlineMs: CONTROL_DEADLINE_MS });
+    this.master = masterPid(`${r.stdout}\n${r.stderr}`);
+  }
+
+  /** Lets the connection go after a call ran out of time; says what it found. */
+  async replace(): Promise<'exited' | 'stale' | 'stuck' | 'none'> {
+    const pid = this.master;
+    this.master = undefined;
+    if (!this.system.exists(this.socket)) return 'none';
+    const r = await this.call(controlArgv(this.cfg, this.host, 'exit'), { deadlineMs: CONTROL_DEADLINE_MS });
+    if (!r.timedOut && r.code === 0) return 'exited';
+    // ssh did not run, or this side is closing: nothing learnt about the master
+    if (!r.timedOut && r.code === null) return 'none';
+    // No master answers on the socket: a dead one's file, or a stuck one's. Ours to end.
+    if (r.timedOut && pid !== undefined && this.system.commandLine(pid)?.includes(this.socket)) {
+      try {
+        this.system.kill(pid);
+      } catch { /* gone meanwhile */ }
+    }
+    this.system.remove(this.socket);
+    return r.timedOut ? 'stuck' : 'stale';
+  }
+}
