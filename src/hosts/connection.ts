@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import type { CallOptions, CallResult } from './call.js';
 import { controlArgv, controlSocket, masterPid, type SshConfig } from './ssh.js';
 import type { HostEntry } from './spec.js';
@@ -10,7 +10,8 @@ export type Caller = (argv: readonly string[], opts: CallOptions) => Promise<Cal
 
 /** What keeping the shared connection needs of the system: files and processes (tests give their own). */
 export interface ConnectionSystem {
-  exists(path: string): boolean;
+  /** The socket file's identity (device, inode): a new connection makes a new file. Undefined: none. */
+  identity(path: string): string | undefined;
   remove(path: string): void;
   /** The process's command line, or undefined when it cannot be read (gone, or no /proc). */
   commandLine(pid: number): string | undefined;
@@ -18,7 +19,14 @@ export interface ConnectionSystem {
 }
 
 export const realSystem: ConnectionSystem = {
-  exists: existsSync,
+  identity(path) {
+    try {
+      const st = lstatSync(path);
+      return `${st.dev}:${st.ino}`;
+    } catch {
+      return undefined;
+    }
+  },
   remove: (path) => rmSync(path, { force: true }),
   commandLine(pid) {
     try {
@@ -39,8 +47,8 @@ export const realSystem: ConnectionSystem = {
  * killed and its socket removed, so the next call makes a new one.
  */
 export class SharedConnection {
-  /** The master's pid, as `-O check` said it; undefined until asked (or after a new connection). */
-  private master: number | undefined;
+  /** The master's pid as `-O check` said it, and its socket file's identity then. */
+  private master: { pid: number | undefined; socket: string } | undefined;
 
   constructor(
     private readonly cfg: SshConfig,
@@ -53,18 +61,19 @@ export class SharedConnection {
     return controlSocket(this.cfg, this.host);
   }
 
-  /** After a call that went through: the master's pid, once per connection. */
+  /** After a call that went through: the master's pid, asked once per connection (ssh may have made a new one by itself). */
   async learnMaster(): Promise<void> {
-    if (this.master !== undefined) return;
+    const socket = this.system.identity(this.socket);
+    if (socket === undefined || this.master?.socket === socket) return;
     const r = await this.call(controlArgv(this.cfg, this.host, 'check'), { deadlineMs: CONTROL_DEADLINE_MS });
-    this.master = masterPid(`${r.stdout}\n${r.stderr}`);
+    this.master = { pid: masterPid(`${r.stdout}\n${r.stderr}`), socket };
   }
 
   /** Lets the connection go after a call ran out of time; says what it found. */
   async replace(): Promise<'exited' | 'stale' | 'stuck' | 'none'> {
-    const pid = this.master;
+    const pid = this.master?.socket === this.system.identity(this.socket) ? this.master?.pid : undefined;
     this.master = undefined;
-    if (!this.system.exists(this.socket)) return 'none';
+    if (this.system.identity(this.socket) === undefined) return 'none';
     const r = await this.call(controlArgv(this.cfg, this.host, 'exit'), { deadlineMs: CONTROL_DEADLINE_MS });
     if (!r.timedOut && r.code === 0) return 'exited';
     // ssh did not run, or this side is closing: nothing learnt about the master

@@ -7,8 +7,8 @@ import { isAbsolute, join } from 'node:path';
  * trusted: a folder another user made first, or a symlink, is refused.
  */
 
-/** A socket's path has room for ~104 bytes, and ssh adds a hash of 40 and a suffix of 17 while it makes one. */
-const MAX_DIR_LENGTH = 40;
+/** A socket's path has room for ~104 bytes: the folder, a name of 21 and the suffix of 17 ssh adds while it makes one. */
+const MAX_DIR_LENGTH = 60;
 
 /**
  * Where the sockets go: `$XDG_RUNTIME_DIR/autodeck-ssh` (the user's own runtime folder),

@@ -35,6 +35,8 @@ export interface HostsModelOptions {
   call?: Caller;
   system?: ConnectionSystem;
   now?: () => number;
+  /** A look's deadline (tests make it short). */
+  deadlineMs?: number;
 }
 
 /**
@@ -65,7 +67,7 @@ export class HostsModel implements DashboardModel {
     this.now = opts.now ?? Date.now;
     this.hosts = entries.map((e) => e.label);
     this.pollers = entries.map((entry) => {
-      const p = new HostPoller(entry, { ssh: opts.ssh, baseMs: opts.baseMs, localVersion: opts.localVersion, call: opts.call, now: opts.now, system: opts.system });
+      const p = new HostPoller(entry, { ssh: opts.ssh, baseMs: opts.baseMs, localVersion: opts.localVersion, call: opts.call, now: opts.now, system: opts.system, deadlineMs: opts.deadlineMs });
       p.on('change', () => this.hostChanged(p));
       p.on('events', () => this.bumpEvents());
       p.on('note', (text) => this.notices.emit('notice', { text: printable(text), tone: 'info' }));

@@ -63,6 +63,8 @@ export interface PollerOptions {
   call?: Caller;
   now?: () => number;
   system?: ConnectionSystem;
+  /** A look's deadline; default POLL_DEADLINE_MS. */
+  deadlineMs?: number;
 }
 
 /**
@@ -149,7 +151,7 @@ export class HostPoller extends EventEmitter<{ change: []; events: [LoopEvent[]]
       if (!program || this.closed) return;
       const args = ['status', '--json', '--events-since', String(this.lastEventId), '--modules', ...(this.entry.roots ?? []).flatMap((r) => ['--root', r])];
       const started = this.now();
-      const r = await this.call(execArgv(this.opts.ssh, this.entry, remoteCommand(program, args)), { deadlineMs: POLL_DEADLINE_MS });
+      const r = await this.call(execArgv(this.opts.ssh, this.entry, remoteCommand(program, args)), { deadlineMs: this.opts.deadlineMs ?? POLL_DEADLINE_MS });
       took = r.ms;
       if (this.closed) return;
       const outcome = lookOutcome(r, program);

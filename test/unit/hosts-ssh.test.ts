@@ -7,25 +7,11 @@ import { parseHostEntry, parseHostList, parseHostSpec, withFileOptions } from '.
 import { commonOptions, controlArgv, controlSocket, execArgv, masterPid, remoteCommand, remoteLine, remoteWord, terminalArgv, type SshConfig } from '../../src/hosts/ssh.js';
 import { controlDirFor, ensureControlDir, ControlDirError } from '../../src/hosts/controlDir.js';
 import { lastLine, runCall } from '../../src/hosts/call.js';
+import { HOSTILE_PATHS } from '../helpers/hostile.js';
 
 // Host names, ssh's argv and the remote command line, built without a network. Where a
 // POSIX shell reads what we build, a real /bin/sh reads it here.
 
-/** Module paths a remote loop may have: every one must reach the remote program as one word. */
-export const HOSTILE_PATHS = [
-  '/home/u/AiTasks/with space',
-  "/home/u/AiTasks/it's",
-  '/home/u/AiTasks/"dq"',
-  '/home/u/AiTasks/$(touch pwned)',
-  '/home/u/AiTasks/`touch pwned`',
-  '/home/u/AiTasks/a;b&&c|d',
-  '-rf',
-  '--version',
-  '/home/u/AiTasks/$HOME ${x} * ? [a] ~ #x !',
-  '/home/u/AiTasks/new\nline',
-  '/home/u/AiTasks/back\\slash\\\\',
-  'é❯∙ 日本',
-];
 
 /** What sh makes of a command line: each word it would pass to a program. */
 function shWords(commandLine: string): string[] {
@@ -135,7 +121,7 @@ describe('the remote command line', () => {
 describe('the control folder', () => {
   it('is the runtime folder when short, else /tmp/autodeck-ssh-UID', () => {
     expect(controlDirFor({ XDG_RUNTIME_DIR: '/run/user/1000' }, 1000)).toBe('/run/user/1000/autodeck-ssh');
-    expect(controlDirFor({ XDG_RUNTIME_DIR: `/very/long/${'x'.repeat(60)}` }, 1000)).toBe('/tmp/autodeck-ssh-1000');
+    expect(controlDirFor({ XDG_RUNTIME_DIR: `/very/long/${'x'.repeat(50)}` }, 1000)).toBe('/tmp/autodeck-ssh-1000');
     expect(controlDirFor({ XDG_RUNTIME_DIR: 'relative' }, 7)).toBe('/tmp/autodeck-ssh-7');
     expect(controlDirFor({}, 7)).toBe('/tmp/autodeck-ssh-7');
   });
