@@ -2,7 +2,7 @@ import { memo } from 'react';
 import { hostname } from 'node:os';
 import { Text } from 'ink';
 import type { DeckRow } from '../src/deck/deck.js';
-import { countText, stateCounts } from '../src/deck/header.js';
+import { countText, hostCounts, stateCounts } from '../src/deck/header.js';
 import { printable } from '../src/format/event.js';
 import { useTheme } from './theme.js';
 
@@ -17,13 +17,24 @@ export const Header = memo(function Header({ title, rows, filter, compact }: { t
   const theme = useTheme();
   const counts = stateCounts(rows);
   const filterText = filter ? ` · filter "${printable(filter)}"` : '';
+  // Several hosts: each one's counts after the totals (in a side pane, only a host in trouble).
+  const perHost = rows.some((r) => r.host !== undefined) ? hostCounts(rows).filter((h) => !compact || h.issue) : [];
   return (
     <Text wrap="truncate-end">
-      <Text bold color={theme.accent}>{compact ? title : `${title} · ${HOST} · ${rows.length} modules`}</Text>
+      <Text bold color={theme.accent}>{compact ? title : `${title} · ${HOST} · ${rows.filter((r) => !r.hostIssue).length} modules`}</Text>
       {counts.map((c) => (
         <Text key={c.word}>
           {compact ? ' ' : '  '}
           <Text color={theme.tone[c.tone]} inverse={Boolean(c.loud)} bold={Boolean(c.loud)}>{countText(c, compact)}</Text>
+        </Text>
+      ))}
+      {perHost.length > 0 ? <Text dimColor={theme.dim}>{compact ? ' │' : '  │'}</Text> : null}
+      {perHost.map((h) => (
+        <Text key={h.host}>
+          {` ${printable(h.host)}`}
+          {h.issue
+            ? <Text color={theme.tone[h.issue.tone]} inverse={Boolean(h.issue.loud)}>{compact ? h.issue.glyph : ` ${h.issue.glyph} ${h.issue.word}`}</Text>
+            : h.counts.map((c) => <Text key={c.word} color={theme.tone[c.tone]}>{` ${countText(c, true)}`}</Text>)}
         </Text>
       ))}
       <Text>{`${compact ? ` · ${HOST}` : ''}${filterText}`}</Text>

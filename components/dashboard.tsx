@@ -3,7 +3,9 @@ import { App } from './App.js';
 import { ModelContext } from './hooks/useModel.js';
 import { ThemeContext, colorWanted, themeFor } from './theme.js';
 import { INITIAL_UI, type UiState } from './state.js';
-import { LiveModel } from '../src/deck/model.js';
+import { LiveModel, type DashboardModel } from '../src/deck/model.js';
+import { withHosts } from '../src/hosts/dashboard.js';
+import { sshAttach } from '../src/hosts/attach.js';
 import { KeyInput } from '../src/deck/keyInput.js';
 import { attachedTo, openQuietSupervisor, wireExternalNotifier } from '../src/commands/supervised.js';
 import type { SupervisorApi } from '../src/commands/serve.js';
@@ -48,7 +50,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
   const { store, supervisor } = openQuietSupervisor(settings);
   startupMark('dashboard: supervisor open');
   let api: SupervisorApi | undefined;
-  let model: LiveModel | undefined;
+  let model: (DashboardModel & { close(): void }) | undefined;
   const cleanup: (() => unknown)[] = [];
   const problems: string[] = [];
   try {
@@ -67,7 +69,8 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // The dashboard owns the screen: a failed delivery is not printed over it.
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
-    model = new LiveModel(supervisor, store, settings.roots);
+    // other hosts (src/hosts/): their rows beside this machine's, read over ssh
+    model = withHosts(new LiveModel(supervisor, store, settings.roots), settings, process.env);
     startupMark('dashboard: model');
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});
@@ -150,6 +153,14 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       frames.pause();
       keys.release();
       if (next.kind === 'quit') break;
+      const remote = model.remoteAttach?.(next.key);
+      if (remote) {
+        const done = 'error' in remote ? { ok: false, text: remote.error } : await sshAttach(remote.argv, { input: stdin, output: stdout });
+        const text = 'error' in remote ? `attach: ${remote.error}` : done.ok ? `detached from ${remote.session} on ${remote.host}` : `attach over ssh failed: ${done.text}`;
+        if (!('error' in remote)) stdout.write(ENTER_ALT_SCREEN);
+        ui = { ...ui, overlay: { kind: 'none' }, message: { text: printable(text), tone: done.ok ? 'info' : 'error' } };
+        continue;
+      }
       const taken = model.takeSession(next.key);
       if (!taken) {
         ui = { ...ui, message: { text: 'that agent is no longer running here', tone: 'error' } };

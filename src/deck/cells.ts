@@ -5,6 +5,10 @@ import type { DeckRow } from './deck.js';
 import type { Outcome } from '../store/runs.js';
 import { ctxCellText, spendCellText } from '../spend/text.js';
 import { needsYou, needsYouLine } from './needsYou.js';
+import type { HostIssueKind } from '../hosts/issue.js';
+
+/** The HOST column's word for this machine. */
+export const LOCAL_HOST_CELL = 'local';
 
 /** A semantic colour; components map it to a colour, or to nothing under NO_COLOR. */
 export type Tone = 'active' | 'ok' | 'warn' | 'bad' | 'muted';
@@ -51,11 +55,26 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
   context_limit: { glyph: '■', word: 'context', tone: 'warn' },
 };
 
+/** A host's own row, by why it is there. */
+export const HOST_ISSUE_CELLS: Record<HostIssueKind, StateCell> = {
+  // words that fit the state column (11): STEP says the rest
+  connecting: { glyph: '○', word: 'reading', tone: 'muted' },
+  unreachable: { glyph: '✗', word: 'no answer', tone: 'bad', loud: true },
+  'no-autodeck': { glyph: '✗', word: 'missing', tone: 'bad', loud: true },
+  'too-old': { glyph: '✗', word: 'too old', tone: 'bad', loud: true },
+  error: { glyph: '✗', word: 'error', tone: 'bad', loud: true },
+  empty: { glyph: '·', word: 'no loops', tone: 'muted' },
+};
+
 /**
  * The state column: a loop's status; with no loop, the outcome of the module's last run
  * (what a person wants to know after a loop ended), else its lifecycle status.
  */
 export function stateCell(row: DeckRow): StateCell {
+  // a host's own row (src/hosts/): why it cannot be read, or that it has nothing to show
+  if (row.hostIssue) return HOST_ISSUE_CELLS[row.hostIssue.kind];
+  // a loop as last seen on a host that no longer answers
+  if (row.loop && row.staleFor !== undefined) return { glyph: '~', word: `stale ${row.staleFor}`, tone: 'muted' };
   if (row.loop) {
     // a live loop that waits on a person (issue 15): the word says so, whatever its status
     const waiting = row.loop.status !== 'failed' && needsYou(row.loop) ? NEEDS_YOU : undefined;
@@ -119,6 +138,8 @@ function minutes(m: number): string {
 
 export interface RowCells {
   name: string;
+  /** The host the module is on (`local` for this machine). */
+  host: string;
   /** Run by another autodeck process. */
   elsewhere: boolean;
   state: StateCell;
@@ -198,7 +219,13 @@ const timelessByRow = new WeakMap<DeckRow, Timeless>();
 
 function timelessCells(row: DeckRow, limits: CellLimits): Timeless {
   const loop = row.loop;
-  const base = { name: printable(row.name), elsewhere: Boolean(loop && !row.here), state: stateCell(row), ...spendCells(row) };
+  // elsewhere: run by another autodeck of this machine (a loop on another host says so in HOST)
+  const base = { name: printable(row.name), host: printable(row.host ?? LOCAL_HOST_CELL), elsewhere: Boolean(loop && !row.here && row.host === undefined), state: stateCell(row), ...spendCells(row) };
+  if (row.hostIssue) {
+    // a host's own row: the why in STEP, nothing else
+    const cells = { ...base, iteration: '', paused: false, stalls: '', recoveries: '', elapsed: '', step: printable(row.hostIssue.message), lastSignal: '' };
+    return { limits, cells, countdown: false, times: {} };
+  }
   if (!loop) {
     const last = row.lastRun;
     // A finished run: its outcome in STATE, its active time in ELAPSED, its end in LAST; STEP is left empty.

@@ -1,4 +1,4 @@
-import type { StateCell } from './cells.js';
+import { LOCAL_HOST_CELL, stateCell, type StateCell } from './cells.js';
 import type { DeckRow } from './deck.js';
 import { countTriage, TRIAGE_GLYPHS, triage, type TriageCounts } from './needsYou.js';
 
@@ -32,4 +32,27 @@ export function stateCounts(rows: readonly DeckRow[]): StateCount[] {
 /** A count as the header shows it: `? 1 needs you`, or `?1` when `compact` (a side pane). */
 export function countText(c: StateCount, compact: boolean): string {
   return compact ? `${c.glyph}${c.count}` : `${c.glyph} ${c.count} ${c.word}`;
+}
+
+/** One host's part of the header, when the dashboard shows several (src/hosts/). */
+export interface HostCount {
+  host: string;
+  counts: StateCount[];
+  /** Why the host cannot be read, when it cannot. */
+  issue?: StateCell | undefined;
+}
+
+/** Per host, in the table's order (this machine first): its counts, or its trouble. */
+export function hostCounts(rows: readonly DeckRow[]): HostCount[] {
+  const by = new Map<string, DeckRow[]>();
+  for (const r of rows) {
+    const host = r.host ?? LOCAL_HOST_CELL;
+    const list = by.get(host) ?? [];
+    list.push(r);
+    by.set(host, list);
+  }
+  return [...by].map(([host, list]) => {
+    const own = list.find((r) => r.hostIssue && r.hostIssue.kind !== 'empty' && r.hostIssue.kind !== 'connecting');
+    return { host, counts: stateCounts(list.filter((r) => !r.hostIssue && r.staleFor === undefined)), ...(own ? { issue: stateCell(own) } : {}) };
+  });
 }

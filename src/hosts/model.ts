@@ -168,7 +168,7 @@ export class HostsModel implements DashboardModel {
     if (!r) return this.local.suggestion(key);
     this.fetchHistory(key, r);
     const { maxIterations, timeoutMinutes } = this.settings;
-    return this.histories.get(key)?.suggestion ?? { maxIterations, timeoutMinutes, basis: 'defaults (the host\'s history is being read)', fromRuns: 0 };
+    return this.histories.get(key)?.suggestion ?? { maxIterations, timeoutMinutes, basis: 'defaults', fromRuns: 0 };
   }
 
   runs(key: string, limit: number): RunRow[] {

@@ -43,7 +43,7 @@ export function lookOutcome(r: CallResult, program: RemoteProgram | undefined): 
   if (r.timedOut) return { ok: false, issue: { kind: 'unreachable', message: `no answer in ${Math.round(r.ms / 1000)} s${said ? `: ${said}` : ''}` }, replaceConnection: true };
   if (r.code === null) return { ok: false, issue: { kind: 'unreachable', message: said || 'ssh did not run' } };
   // ssh's own failures (connection, authentication, host key) exit 255
-  if (r.code === 255) return { ok: false, issue: { kind: 'unreachable', message: said || 'ssh failed (exit 255)' } };
+  if (r.code === 255) return { ok: false, issue: { kind: 'unreachable', message: said || 'ssh lost the connection (exit 255)' } };
   // the program found before is gone (uninstalled, another node version)
   if (r.code === 126 || r.code === 127) return { ok: false, issue: { kind: 'no-autodeck', message: said || `${program?.path ?? 'autodeck'} is gone` }, reprobe: true };
   if (r.code === 2 && /unknown (flag|option)|events-since/i.test(r.stderr)) {
