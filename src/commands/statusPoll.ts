@@ -4,7 +4,7 @@ import type { LoopEvent } from '../store/events.js';
 import type { RunRow } from '../store/runs.js';
 import { discoverModules, readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
 import { DEFAULT_TMUX_SOCKET } from '../sessions/tmuxServer.js';
-import { ownVersion } from '../hosts/version.js';
+import { ownVersion } from '../ownPackage.js';
 import { CliError, EXIT } from './context.js';
 
 /**

@@ -107,8 +107,8 @@ export function profileForProgram(program: string): AgentProfile {
 }
 
 /**
- * THE settings table. Parsing, validation, environment names, meow flags and the
- * --help text all come from here; add a setting by adding a row.
+ * THE settings table. Parsing, validation, environment names, flags and the help text
+ * all come from here; add a setting by adding a row.
  */
 export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]> } = {
   maxIterations: {
@@ -227,7 +227,7 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   },
   hosts: {
     flag: '--host', kind: hostList, default: fixed<HostEntry[]>([], 'none'),
-    description: 'also show the loops of this machine over ssh: an alias of ~/.ssh/config, user@host or user@host:port (repeatable; docs/hosts.md)',
+    description: 'another machine whose modules and loops to show too, read over ssh: an alias of ~/.ssh/config, user@host or user@host:port (repeatable; docs/hosts.md)',
   },
   local: {
     flag: '--local', kind: onOff, default: fixed(true, 'yes'),
@@ -248,7 +248,7 @@ export interface SettingRow extends SettingDef<Settings[SettingName]> {
   name: SettingName;
   /** `AUTODECK_<UPPER_SNAKE>` of the name. */
   env: string;
-  /** The camelCase key meow gives the flag under. */
+  /** The camelCase key the parsed flag is given under. */
   flagKey: string;
 }
 

@@ -4,7 +4,7 @@ import { tmuxKeyName } from '../attach/keys.js';
 import type { DashboardModel } from '../deck/model.js';
 import { HostsModel } from './model.js';
 import { sshConfigOf } from './sshConfig.js';
-import { ownVersion } from './version.js';
+import { ownVersion } from '../ownPackage.js';
 
 /**
  * The dashboard's model: this machine's alone, or, when the settings name other hosts (or

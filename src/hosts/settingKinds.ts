@@ -20,6 +20,7 @@ const NO = ['false', 'no', 'off', '0'];
 /** On or off: a boolean (a file, `--no-local`), or yes/no, true/false, on/off, 1/0. */
 export const onOff: Kind<boolean> = {
   arg: 'yes|no',
+  negatable: true,
   parse(raw) {
     if (typeof raw === 'boolean') return { ok: true, value: raw };
     const v = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;

@@ -3,7 +3,7 @@ import { CliError, EXIT, line, type CommandContext } from '../commands/context.j
 import { LOCAL_HOST } from './spec.js';
 import { HostPoller, type HostSnapshot } from './poller.js';
 import { sshConfigOf } from './sshConfig.js';
-import { ownVersion } from './version.js';
+import { ownVersion } from '../ownPackage.js';
 
 /** One host's line in `hosts` of `status --json --host`. */
 export interface HostStatusJson {

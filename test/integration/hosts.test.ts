@@ -13,7 +13,7 @@ import { remoteKey, hostKey } from '../../src/hosts/rows.js';
 import { controlSocket, SSH_DEFAULTS, type SshConfig } from '../../src/hosts/ssh.js';
 import { ensureControlDir } from '../../src/hosts/controlDir.js';
 import { parseHostSpec, type HostEntry } from '../../src/hosts/spec.js';
-import { splitAgentCommand } from '../../src/agent/command.js';
+import { splitAgentCommand } from '../../src/agents/command.js';
 import type { DashboardModel, Notice } from '../../src/deck/model.js';
 import type { DeckRow } from '../../src/deck/deck.js';
 
