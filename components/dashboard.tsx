@@ -5,6 +5,7 @@ import { ThemeContext, colorWanted, themeFor } from './theme.js';
 import { INITIAL_UI, type UiState } from './state.js';
 import { LiveModel, type DashboardModel } from '../src/deck/model.js';
 import { withHosts } from '../src/hosts/dashboard.js';
+import { HostsModel } from '../src/hosts/model.js';
 import { sshAttach } from '../src/hosts/attach.js';
 import { KeyInput } from '../src/deck/keyInput.js';
 import { attachedTo, openQuietSupervisor, wireExternalNotifier } from '../src/commands/supervised.js';
@@ -57,10 +58,13 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     supervisor.adoptOrphans();
     supervisor.keepAdopting();
     startupMark('dashboard: orphans adopted');
+    // other hosts (src/hosts/): their rows beside this machine's, read over ssh
+    model = withHosts(new LiveModel(supervisor, store, settings.roots), settings, process.env);
+    startupMark('dashboard: model');
     if (settings.apiPort > 0) {
       // The HTTP stack loads only when the API is wanted (start-up, issue 12).
       const { startApiForSupervisor } = await import('../src/commands/serve.js');
-      api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
+      api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {}, hosts: model instanceof HostsModel ? model : undefined });
       cleanup.push(() => api?.close());
     }
     const notifier = new Notifier({
@@ -69,9 +73,6 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // The dashboard owns the screen: a failed delivery is not printed over it.
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
-    // other hosts (src/hosts/): their rows beside this machine's, read over ssh
-    model = withHosts(new LiveModel(supervisor, store, settings.roots), settings, process.env);
-    startupMark('dashboard: model');
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});
       if (!r.ok) problems.push(printable(r.message));

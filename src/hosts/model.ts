@@ -15,6 +15,7 @@ import { hostRows, parseKey, type RowMemo } from './rows.js';
 import type { HostEntry } from './spec.js';
 import { remoteCommand, terminalArgv, type SshConfig } from './ssh.js';
 import { attachWords, historyWords, parseHistory, startWords, stopWords } from './actions.js';
+import type { HostStatus, HostsView } from '../api/hosts.js';
 
 /** An action on another host (start, stop, history): the connection and the remote start included. */
 export const ACTION_DEADLINE_MS = 30_000;
@@ -45,7 +46,7 @@ export interface HostsModelOptions {
  * another host go to that host's autodeck over ssh, in the background: the table, the keys
  * and the other hosts never wait on them; what comes of them is said as a notice.
  */
-export class HostsModel implements DashboardModel {
+export class HostsModel implements DashboardModel, HostsView {
   readonly settings: ModelSettings;
   readonly hosts: readonly string[];
   private readonly pollers: HostPoller[];
@@ -55,6 +56,8 @@ export class HostsModel implements DashboardModel {
   private readonly changes = new EventEmitter<{ change: [] }>();
   private readonly eventChanges = new EventEmitter<{ change: [] }>();
   private readonly notices = new EventEmitter<{ notice: [Notice] }>();
+  /** Each event read from another host, as it comes (the REST API's event stream). */
+  readonly remoteEvents = new EventEmitter<{ event: [LoopEvent] }>();
   private remoteEventsVersion = 0;
   private readonly histories = new Map<string, { at: number; runs: RunRow[]; suggestion?: LimitSuggestion | undefined; pending: boolean }>();
   private readonly stopLocal: () => void;
@@ -69,7 +72,10 @@ export class HostsModel implements DashboardModel {
     this.pollers = entries.map((entry) => {
       const p = new HostPoller(entry, { ssh: opts.ssh, baseMs: opts.baseMs, localVersion: opts.localVersion, call: opts.call, now: opts.now, system: opts.system, deadlineMs: opts.deadlineMs });
       p.on('change', () => this.hostChanged(p));
-      p.on('events', () => this.bumpEvents());
+      p.on('events', (list) => {
+        this.bumpEvents();
+        for (const e of list) this.remoteEvents.emit('event', e);
+      });
       p.on('note', (text) => this.notices.emit('notice', { text: printable(text), tone: 'info' }));
       return p;
     });
@@ -260,6 +266,18 @@ export class HostsModel implements DashboardModel {
 
   takeSession(key: string): { session: Session; release: () => void } | undefined {
     return parseKey(key) ? undefined : this.local.takeSession(key);
+  }
+
+  /** Each host as last read, for the REST API: its loops and runs, or why there are none. */
+  hostStatus(): HostStatus[] {
+    return this.pollers.map((p) => {
+      const s = p.snapshot;
+      const read = s.status !== undefined && s.issue === undefined;
+      return {
+        host: p.entry.label, state: s.issue?.kind ?? 'ok', ...(s.issue ? { message: s.issue.message } : {}), ...(s.version ? { version: s.version } : {}),
+        loops: read ? (s.status!.loops as unknown as Record<string, unknown>[]) : [], recent: read ? s.status!.recent : [],
+      };
+    });
   }
 
   runningHere(): { pty: number; tmux: number } {

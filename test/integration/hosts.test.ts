@@ -16,6 +16,12 @@ import { parseHostSpec, type HostEntry } from '../../src/hosts/spec.js';
 import { splitAgentCommand } from '../../src/agents/command.js';
 import type { DashboardModel, Notice } from '../../src/deck/model.js';
 import type { DeckRow } from '../../src/deck/deck.js';
+import { LiveModel } from '../../src/deck/model.js';
+import { resolveSettings } from '../../src/config/settings.js';
+import { openQuietSupervisor } from '../../src/commands/supervised.js';
+import { startApi } from '../../src/api/server.js';
+import { openSse } from '../helpers/sse.js';
+import { http } from '../helpers/http.js';
 
 // Another host, for real: an sshd of the test's own on a loopback port (test/helpers/sshd.ts),
 // a second state folder as that host's autodeck, reached by the dashboard's model over ssh
@@ -235,6 +241,56 @@ describe.skipIf(!sshd.ok)('hosts over ssh (a loopback sshd)', () => {
     expect(d.loops).toEqual([]);
     expect(d.hosts).toEqual([expect.objectContaining({ host: host.name, state: 'unreachable', message: expect.stringMatching(/refused|closed/) })]);
     expect(down.stderr).toContain(`autodeck: ${host.name}: unreachable`);
+  });
+});
+
+describe.skipIf(!sshd.ok)('the REST API of a dashboard over several hosts', () => {
+  let ws: Workspace | undefined;
+  let host: RemoteHost | undefined;
+  const closers: (() => unknown)[] = [];
+
+  afterEach(async () => {
+    for (const c of closers.splice(0).reverse()) await c();
+    if (host) {
+      endRemoteLoops(host);
+      await host.stop();
+    }
+    host = undefined;
+    ws?.cleanup();
+    ws = undefined;
+  });
+
+  it('GET /api/status lists the loops of every host, each with its host; the event stream carries the host', async () => {
+    ws = makeWorkspace();
+    ws.module('here');
+    host = await startRemoteHost(ws.dir);
+    const dir = host.module('remote-one', { scenario: { stepSeconds: 0.5, steps: 400 } });
+    const runtime = join(ws.dir, 'run');
+    mkdirSync(runtime);
+    const { value: settings } = resolveSettings({ flags: { db: ws.db, root: [ws.root] }, env: ws.env, cwd: ws.dir });
+    const { store, supervisor } = openQuietSupervisor(settings);
+    const ssh: SshConfig = { command: splitAgentCommand(host.sshCommand), controlDir: ensureControlDir(join(runtime, 'autodeck-ssh')), ...SSH_DEFAULTS };
+    const spec = parseHostSpec(host.name);
+    if (!spec.ok) throw new Error(spec.message);
+    const model = new HostsModel(new LiveModel(supervisor, store, settings.roots), [spec.value], { ssh, baseMs: 300, showLocal: true, localVersion: '0.1.0', detachKey: 'C-q' });
+    closers.push(() => store.close(), () => supervisor.close(), () => model.close());
+    const api = await startApi({ supervisor, store, settings, port: 0, token: 'tok', hosts: model });
+    closers.push(() => api.close());
+    const key = remoteKey(host.name, dir);
+    await waitFor(() => model.getSnapshot().rows.find((r) => r.key === key), 'the remote module');
+    const stream = await openSse(api.port, '/api/events', 'tok');
+    closers.push(() => stream.close());
+
+    model.start(key, { maxIterations: 3 });
+    const frame = await waitFor(() => stream.frames.map((f) => JSON.parse(f.data) as { kind: string; host: string; taskDir: string }).find((e) => e.kind === 'started'), 'the remote start on the event stream', 60_000);
+    expect(frame).toMatchObject({ host: host.name, taskDir: dir });
+    expect(stream.frames.find((f) => f.data.includes('"started"'))!.id).toBeUndefined(); // ids are per host: none for another's
+    const status = await waitFor(async () => {
+      const r = await http({ port: api.port, path: '/api/status', token: 'tok' });
+      return (r.json as { loops: unknown[] }).loops.length > 0 ? r : undefined;
+    }, 'the remote loop in GET /api/status');
+    expect(status.status).toBe(200);
+    expect(status.json).toMatchObject({ loops: [{ host: host.name, taskDir: dir, maxIterations: 3 }], hosts: [{ host: 'local', state: 'ok' }, { host: host.name, state: 'ok', version: '0.1.0' }] });
   });
 });
 
