@@ -1,8 +1,12 @@
+import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { killTmuxServer } from '../../src/sessions/tmuxServer.js';
-import { BIN } from './cli.js';
+import { ownPackageDir } from '../../src/ownPackage.js';
 import type { RemoteHost } from './sshd.js';
+
+/** This checkout's bin, from the sources (tests) or from dist/ (the bench). */
+const BIN = join(ownPackageDir(), 'bin', 'autodeck.js');
 
 /** The remote autodeck's own `status --json`, read directly (not over ssh): what really runs there. */
 export function remoteStatus(host: RemoteHost): { loops: { taskDir: string; status: string; backend: string; session: string; maxIterations: number; owner: { pid: number | null } }[]; recent: { taskDir: string; outcome: string }[] } {

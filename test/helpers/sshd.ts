@@ -3,8 +3,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
-import { BIN } from './cli.js';
+import { ownPackageDir } from '../../src/ownPackage.js';
 import { waitFor } from './wait.js';
+
+/** This checkout's bin, from the sources (tests) or from dist/ (the bench). */
+const BIN = join(ownPackageDir(), 'bin', 'autodeck.js');
 
 /**
  * "Another host" without another machine: an OpenSSH server of the test's own on a loopback
@@ -57,6 +60,8 @@ export interface RemoteHost {
   autodeck: string;
   /** Makes a task module under the remote root; returns its path. */
   module(name: string, opts?: { scenario?: Record<string, unknown> }): string;
+  /** The sshd listener's pid while it runs. */
+  readonly sshdPid: number | undefined;
   /** Ends sshd and every session it has open (the host goes away). */
   stop(): Promise<void>;
   /** Starts sshd again on the same port (the host is back). */
@@ -162,6 +167,9 @@ export async function startRemoteHost(dir: string, opts: { settings?: Record<str
   let sshd: ChildProcess | undefined;
   const host: RemoteHost = {
     name, port, home, root, tmuxSocket, env,
+    get sshdPid() {
+      return sshd?.exitCode === null ? sshd.pid : undefined;
+    },
     db: join(env.XDG_STATE_HOME!, 'autodeck', 'state.db'),
     sshCommand: `ssh -F ${join(base, 'ssh_config')}`,
     autodeck: join(nvmBin, 'autodeck'),
