@@ -42,9 +42,11 @@ export const realSystem: ConnectionSystem = {
  * The one ssh connection kept open to a host (ControlMaster). Its master process can die
  * and leave its socket file, or hang (stopped, or stuck on a dead link) with its socket still
  * accepting: then every later call through it waits for ever, which ConnectTimeout does not
- * cover. After a call that ran out of time, the connection is let go: asked to exit, and
- * when that too gets no answer, its master (known from `-O check`, and only if it is ours)
- * killed and its socket removed, so the next call makes a new one.
+ * cover. After a call that ran out of time the master is asked `-O check` (with its own
+ * deadline): no answer, it is stuck: killed (the pid an earlier check gave, and only when its
+ * command line names our socket) and its socket removed; refused, its socket is a dead
+ * one's: removed; running, the connection is let go all the same (`-O exit`): a link that
+ * went dead under a live master. Either way the next call makes a new connection.
  */
 export class SharedConnection {
   /** The master's pid as `-O check` said it, and its socket file's identity then. */
@@ -71,20 +73,27 @@ export class SharedConnection {
 
   /** Lets the connection go after a call ran out of time; says what it found. */
   async replace(): Promise<'exited' | 'stale' | 'stuck' | 'none'> {
-    const pid = this.master?.socket === this.system.identity(this.socket) ? this.master?.pid : undefined;
+    const known = this.master?.socket === this.system.identity(this.socket) ? this.master?.pid : undefined;
     this.master = undefined;
     if (this.system.identity(this.socket) === undefined) return 'none';
-    const r = await this.call(controlArgv(this.cfg, this.host, 'exit'), { deadlineMs: CONTROL_DEADLINE_MS });
-    if (!r.timedOut && r.code === 0) return 'exited';
+    const check = await this.call(controlArgv(this.cfg, this.host, 'check'), { deadlineMs: CONTROL_DEADLINE_MS });
     // ssh did not run, or this side is closing: nothing learnt about the master
-    if (!r.timedOut && r.code === null) return 'none';
-    // No master answers on the socket: a dead one's file, or a stuck one's. Ours to end.
-    if (r.timedOut && pid !== undefined && this.system.commandLine(pid)?.includes(this.socket)) {
-      try {
-        this.system.kill(pid);
-      } catch { /* gone meanwhile */ }
+    if (!check.timedOut && check.code === null) return 'none';
+    if (check.timedOut) {
+      if (known !== undefined && this.system.commandLine(known)?.includes(this.socket)) {
+        try {
+          this.system.kill(known);
+        } catch { /* gone meanwhile */ }
+      }
+      this.system.remove(this.socket);
+      return 'stuck';
     }
-    this.system.remove(this.socket);
-    return r.timedOut ? 'stuck' : 'stale';
+    if (check.code !== 0) {
+      this.system.remove(this.socket);
+      return 'stale';
+    }
+    const exit = await this.call(controlArgv(this.cfg, this.host, 'exit'), { deadlineMs: CONTROL_DEADLINE_MS });
+    if (exit.timedOut) this.system.remove(this.socket);
+    return 'exited';
   }
 }

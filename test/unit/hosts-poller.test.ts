@@ -164,29 +164,45 @@ describe('a poller', () => {
 });
 
 describe('the shared connection', () => {
-  it('after a call ran out of time: a stuck master (ours) killed and its socket removed; a stale socket removed', async () => {
+  it('after a call ran out of time: a stuck master (ours) killed and its socket removed; a stale socket removed; a live one asked to exit', async () => {
     const killed: number[] = [];
     const removed: string[] = [];
     const socket = new SharedConnection(SSH, { destination: 'gpu' }, async () => ok('')).socket;
     const system: ConnectionSystem = {
       identity: (p) => (p === socket ? '1:2' : undefined), remove: (p) => removed.push(p), kill: (pid) => killed.push(pid),
-      commandLine: (pid) => (pid === 777 ? `ssh -o ControlPath=${socket} gpu` : pid === 778 ? 'vim' : undefined),
+      commandLine: (pid) => (pid === 777 ? `ssh: ${socket} [mux]` : pid === 778 ? 'vim' : undefined),
     };
-    let exitAnswer: CallResult = fail(null, '', true, 3000);
-    const call = async (argv: readonly string[]): Promise<CallResult> => (argv.includes('check') ? fail(0, 'Master running (pid=777)') : exitAnswer);
+    // what -O check answers after the first (which names the master)
+    let checkAnswer: CallResult = fail(null, '', true, 3000);
+    const asked: string[] = [];
+    let checks = 0;
+    const call = async (argv: readonly string[]): Promise<CallResult> => {
+      const op = argv[argv.indexOf('-O') + 1]!;
+      asked.push(op);
+      if (op === 'check') return checks++ === 0 ? fail(0, 'Master running (pid=777)') : checkAnswer;
+      return ok('Exit request sent.');
+    };
     const c = new SharedConnection(SSH, { destination: 'gpu' }, call, system);
     await c.learnMaster();
+    // stuck: the check gets no answer
     expect(await c.replace()).toBe('stuck');
     expect(killed).toEqual([777]);
     expect(removed).toEqual([socket]);
     // a dead master's file: refused, removed; nothing killed
-    exitAnswer = fail(255, 'Control socket connect: Connection refused');
+    checkAnswer = fail(255, 'Control socket connect: Connection refused');
     expect(await c.replace()).toBe('stale');
     expect(killed).toEqual([777]);
+    expect(removed).toEqual([socket, socket]);
+    // a master that answers: let go with -O exit
+    checkAnswer = fail(0, 'Master running (pid=779)');
+    asked.length = 0;
+    expect(await c.replace()).toBe('exited');
+    expect(asked).toEqual(['check', 'exit']);
     // a pid that is not our master is never killed
-    const other = new SharedConnection(SSH, { destination: 'gpu' }, async (argv) => (argv.includes('check') ? fail(0, 'Master running (pid=778)') : fail(null, '', true)), system);
+    let n = 0;
+    const other = new SharedConnection(SSH, { destination: 'gpu' }, async () => (n++ === 0 ? fail(0, 'Master running (pid=778)') : fail(null, '', true)), system);
     await other.learnMaster();
-    await other.replace();
+    expect(await other.replace()).toBe('stuck');
     expect(killed).toEqual([777]);
   });
 });
