@@ -3,7 +3,7 @@ import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
 import type { ApprovalPolicy } from '../policy/parse.js';
 import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
-import { hostList, onOff } from '../hosts/settingKinds.js';
+import { hostList, onOff, sshArgv } from '../hosts/settingKinds.js';
 import type { HostEntry } from '../hosts/spec.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
@@ -234,7 +234,7 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
     description: 'show this machine\'s modules and loops too (--no-local: only the hosts\')',
   },
   sshCommand: {
-    flag: '--ssh-command', kind: argv, default: fixed(['ssh'], 'ssh'),
+    flag: '--ssh-command', kind: sshArgv, default: fixed(['ssh'], 'ssh'),
     description: 'the ssh program and options used to reach the hosts, e.g. "ssh -F ~/.ssh/work_config"',
   },
   hostPollSeconds: {

@@ -1,4 +1,4 @@
-import type { Kind } from '../config/kinds.js';
+import { argv, type Kind } from '../config/kinds.js';
 import { parseHostList, type HostEntry } from './spec.js';
 
 /**
@@ -11,6 +11,15 @@ export const hostList: Kind<HostEntry[]> = {
   parse(raw) {
     const r = parseHostList(raw);
     return r.ok ? { ok: true, value: r.value } : { ok: false, message: r.message };
+  },
+};
+
+/** The ssh program and its options: an argv like `agent`'s, its errors naming ssh. */
+export const sshArgv: Kind<string[]> = {
+  arg: 'COMMAND',
+  parse(raw, ctx) {
+    const r = argv.parse(raw, ctx);
+    return r.ok ? r : { ok: false, message: r.message.replace('the agent command is empty', 'the ssh command is empty').replace('the agent is started', 'ssh is started') };
   },
 };
 

@@ -119,6 +119,18 @@ describe.skipIf(!sshd.ok)('hosts over ssh (a loopback sshd)', () => {
     expect(runs[0]).toMatchObject({ outcome: 'user_stop', maxIterations: 7 });
   });
 
+  it('says what the host\'s autodeck answered when it refused a start', async () => {
+    const { host, notices } = await setUp();
+    const dir = host.module('done');
+    writeFileSync(join(dir, '.index.json'), JSON.stringify({ status: 'cancelled' }));
+    const key = remoteKey(host.name, dir);
+    await waitFor(() => rowWhen(key, (r) => r.lifecycle === 'cancelled'), 'the cancelled module');
+    expect(model!.start(key, {})).toMatchObject({ ok: true });
+    const refused = await waitFor(() => notices.find((n) => n.tone === 'error'), 'the refusal', 60_000);
+    expect(refused.text).toMatch(/^not started on testbox: .*cancelled/);
+    expect(remoteStatus(host).loops).toEqual([]);
+  });
+
   it('brings hostile module names to the remote autodeck intact, and runs nothing in them', async () => {
     const { host, notices } = await setUp();
     const names = ["it's $(touch pwned) `touch pwned2`", '-rf', 'sp ace "dq" ; echo x', '$HOME ${x} * ? [a] ~ #x !', 'back\\slash\\\\', 'é❯∙ 日本'];

@@ -175,7 +175,8 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ maxCost: 'lots' }, 'maxCostUsd', '--max-cost: "lots" is not a number'],
     [{ host: ['-oProxyCommand=x'] }, 'hosts', '--host: "-oProxyCommand=x" is not a host: it must not start with "-"'],
     [{ local: 'maybe' }, 'local', '--local: "maybe" is not yes or no'],
-    [{ sshCommand: '' }, 'sshCommand', '--ssh-command: the agent command is empty'],
+    [{ sshCommand: '' }, 'sshCommand', '--ssh-command: the ssh command is empty'],
+    [{ sshCommand: 'ssh; rm -rf ~' }, 'sshCommand', '--ssh-command: shell operator ";" is not allowed: ssh is started without a shell; quote it to pass it literally'],
     [{ hostPoll: '0' }, 'hostPollSeconds', '--host-poll: 0 is out of range (> 0)'],
   ];
 
