@@ -113,7 +113,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'a host that cannot be read is said in "hosts" and on stderr, and does not change the exit code.',
     settings: ['db', 'hosts', 'local', 'sshCommand'],
     example: { command: "tmux set -g status-right '#(autodeck status --format tmux)'", says: 'loop counts in the tmux status line' },
-    load: async () => (await import('../commands/status.js')).status,
+    load: async () => (await import('../commands/statusCommand.js')).statusCommand,
   },
   {
     name: 'log', group: 'look',

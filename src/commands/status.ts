@@ -13,12 +13,6 @@ export async function status(ctx: CommandContext): Promise<number> {
   // A dashboard reading this host over ssh asks for its events and modules in the same call.
   const poll = ctx.flags.eventsSince !== undefined || ctx.flags.modules === true;
   const eventsSince = poll ? (await import('./statusPoll.js')).eventsSinceFlag(ctx.flags.eventsSince) : undefined;
-  // Other hosts only when named here: a settings file's hosts are the dashboard's, and tmux
-  // runs `status` every few seconds.
-  const hostFlags = ctx.flags.host;
-  if ((Array.isArray(hostFlags) && hostFlags.length > 0) || typeof hostFlags === 'string' || ctx.flags.local === false) {
-    return (await import('../hosts/status.js')).statusOfHosts(ctx);
-  }
   const format = ctx.flags.format === undefined ? (ctx.flags.json === true || poll ? 'json' : 'text') : String(ctx.flags.format);
   if (!STATUS_FORMATS.includes(format)) throw new CliError(`autodeck: --format must be one of ${STATUS_FORMATS.join(', ')} (got ${JSON.stringify(format)})`, EXIT.usage);
   if (format === 'tmux') {

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventEmitter } from 'node:events';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { startRemoteHost, sshdAvailable, type RemoteHost } from '../helpers/sshd.js';
 import { endRemoteLoops, remoteStatus } from '../helpers/remoteLoops.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { HostsModel } from '../../src/hosts/model.js';
 import { remoteKey, hostKey } from '../../src/hosts/rows.js';
@@ -253,6 +253,50 @@ describe.skipIf(!sshd.ok)('hosts over ssh (a loopback sshd)', () => {
     expect(d.loops).toEqual([]);
     expect(d.hosts).toEqual([expect.objectContaining({ host: host.name, state: 'unreachable', message: expect.stringMatching(/refused|closed/) })]);
     expect(down.stderr).toContain(`autodeck: ${host.name}: unreachable`);
+  });
+});
+
+describe('status for a dashboard reading this host (no ssh needed)', () => {
+  let ws: Workspace | undefined;
+  afterEach(() => {
+    ws?.cleanup();
+    ws = undefined;
+  });
+
+  it('status --events-since ID --modules: the events after ID, the modules with their last runs, the version and clock, in one JSON', async () => {
+    ws = makeWorkspace();
+    const a = ws.module('alpha', { scenario: { stepSeconds: 0.05 } });
+    ws.module('beta');
+    const run = await runCli(ws, ['run', a, '--db', ws.db, '--root', ws.root, '--agent', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} sim {taskDir}`, '--heartbeat', '0.5', '--max-iterations', '2']);
+    expect(run.code).not.toBe(2);
+    const all = await runCli(ws, ['status', '--events-since', '0', '--modules', '--db', ws.db, '--root', ws.root]);
+    expect(all.code, all.stderr).toBe(0);
+    const out = JSON.parse(all.stdout) as { loops: unknown[]; events: { id: number; kind: string }[]; lastEventId: number; modules: { name: string; lastRun?: { outcome: string } }[]; version: string; now: string; tmuxSocket: string; host: string };
+    expect(out.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(Math.abs(Date.parse(out.now) - Date.now())).toBeLessThan(60_000);
+    expect(out.tmuxSocket).toBe('autodeck');
+    expect(out.events[0]!.kind).toBe('started');
+    expect(out.lastEventId).toBe(out.events.at(-1)!.id);
+    expect(out.modules.map((m) => [m.name, m.lastRun?.outcome !== undefined])).toEqual([['alpha', true], ['beta', false]]);
+    // only what came after the id given
+    const later = await runCli(ws, ['status', '--events-since', String(out.events[1]!.id), '--db', ws.db]);
+    const l = JSON.parse(later.stdout) as { events: { id: number }[]; modules?: unknown };
+    expect(l.events.map((e) => e.id)).toEqual(out.events.slice(2).map((e) => e.id));
+    expect(l.modules).toBeUndefined();
+    const bad = await runCli(ws, ['status', '--events-since', 'x', '--db', ws.db]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('autodeck: --events-since: "x" is not an event id');
+  });
+
+  it('the bin\'s own bundle for status (tmux runs it every few seconds) holds none of the ssh code; status --host goes to the full CLI', async () => {
+    const bundle = readFileSync(new URL('../../dist/cli/status.cjs', import.meta.url), 'utf8');
+    expect(bundle).toContain('events-since');
+    expect(bundle).not.toContain('ControlPersist');
+    ws = makeWorkspace();
+    // a host that cannot be reached: read by the full CLI, said in "hosts", exit 0
+    const r = await runCli(ws, ['status', '--json', '--no-local', '--host', 'nohost.invalid', '--ssh-command', 'ssh -o ConnectTimeout=2', '--db', ws.db], { env: { XDG_RUNTIME_DIR: ws.dir } });
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { hosts: { host: string; state: string }[] }).hosts).toEqual([expect.objectContaining({ host: 'nohost.invalid', state: 'unreachable' })]);
   });
 });
 
