@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { quote } from 'shell-quote';
 import { EventEmitter } from 'node:events';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { startRemoteHost, sshdAvailable, type RemoteHost } from '../helpers/sshd.js';
@@ -223,6 +224,27 @@ describe.skipIf(!sshd.ok)('hosts over ssh (a loopback sshd)', () => {
     model = new HostsModel(emptyLocal(), [{ ...(spec.ok ? spec.value : { label: 'x', destination: 'x' }), autodeck: old }], { ssh, baseMs: 300, showLocal: true, localVersion: '0.1.0', detachKey: 'C-q' });
     const tooOld = await waitFor(() => rowWhen(hostKey(host.name), (r) => r.hostIssue?.kind === 'too-old'), 'too old');
     expect(tooOld.hostIssue!.message).toMatch(/0\.0\.1.*too old/);
+  });
+
+  it('says once when the host\'s autodeck is another version than this one, and reads it all the same', async () => {
+    const { host, notices, runtime, spec } = await setUp();
+    host.module('eta');
+    await waitFor(() => rows().some((r) => r.name === 'eta'), 'the first look');
+    expect(notices.filter((n) => n.text.includes(' there, '))).toEqual([]);
+    model!.close();
+    // a newer one there: answers --version with 0.2.0, else is the real program
+    const newer = join(host.home, 'newer', 'autodeck');
+    mkdirSync(dirname(newer));
+    writeFileSync(newer, `#!/bin/sh\nif [ "$1" = --version ]; then echo 0.2.0; exit 0; fi\nPATH=${quote([dirname(host.autodeck)])}:$PATH; export PATH\nexec ${quote([host.autodeck])} "$@"\n`);
+    chmodSync(newer, 0o755);
+    const ssh: SshConfig = { command: splitAgentCommand(host.sshCommand), controlDir: join(runtime, 'autodeck-ssh'), ...SSH_DEFAULTS };
+    model = new HostsModel(emptyLocal(), [{ ...spec, autodeck: newer }], { ssh, baseMs: 200, showLocal: true, localVersion: '0.1.0', detachKey: 'C-q' });
+    model.subscribeNotices((n) => notices.push(n));
+    await waitFor(() => rows().some((r) => r.name === 'eta'), 'the host read through the newer program');
+    host.module('theta');
+    await waitFor(() => rows().some((r) => r.name === 'theta'), 'a later look');
+    expect(notices.filter((n) => n.text.includes(' there, ')).map((n) => n.text)).toEqual([`${host.name}: autodeck 0.2.0 there, 0.1.0 here`]);
+    expect(row(hostKey(host.name))).toBeUndefined();
   });
 
   it('keeps a host with no task modules and no loops listed', async () => {
