@@ -85,7 +85,10 @@ describe('the dashboard over several hosts', () => {
     f = await app.waitForFrame((x) => line(x, 'eval') === '', 'gpu\'s train alone');
     expect(line(f, 'train')).not.toBe('');
     await app.type(KEYS.escape);
+    // cleared before the next '/': an Esc and a key in one read would be one Alt key
+    await app.waitForFrame((x) => !x.includes('filter "') && line(x, 'login') !== '', 'the filter cleared');
     await app.type('/');
+    await app.waitForFrame((x) => x.includes("@host for a host's"), 'the filter line');
     await app.type('@local');
     f = await app.waitForFrame((x) => x.includes('filter "@local"'), 'the whole filter');
     expect(line(f, 'train')).toBe('');
