@@ -59,7 +59,8 @@ export class HostsModel implements DashboardModel, HostsView {
   /** Each event read from another host, as it comes (the REST API's event stream). */
   readonly remoteEvents = new EventEmitter<{ event: [LoopEvent] }>();
   private remoteEventsVersion = 0;
-  private readonly histories = new Map<string, { at: number; runs: RunRow[]; suggestion?: LimitSuggestion | undefined; pending: boolean }>();
+  /** Each remote module's history as last read; `lastRunId`: the module's last run when it was asked. */
+  private readonly histories = new Map<string, { at: number; runs: RunRow[]; suggestion?: LimitSuggestion | undefined; pending: boolean; lastRunId?: number | undefined }>();
   private readonly stopLocal: () => void;
   private readonly stopLocalEvents: () => void;
   private staleTimer: NodeJS.Timeout | undefined;
@@ -184,15 +185,20 @@ export class HostsModel implements DashboardModel, HostsView {
     return (this.histories.get(key)?.runs ?? []).slice(0, limit);
   }
 
-  /** Reads the module's run history on its host in the background; the event version moves when it is in. */
-  private fetchHistory(key: string, r: { poller: HostPoller; dir: string }): void {
+  /**
+   * Reads the module's run history on its host in the background; the event version moves
+   * when it is in. Read again once it is a while old, or as soon as a run ended there since
+   * (the start dialog read it while the loop ran; the history view opened after the stop).
+   */
+  private fetchHistory(key: string, r: { poller: HostPoller; dir: string; row: DeckRow | undefined }): void {
     const known = this.histories.get(key);
-    if (known && (known.pending || this.now() - known.at < HISTORY_FRESH_MS)) return;
+    const lastRunId = r.row?.lastRun?.id;
+    if (known && (known.pending || (known.lastRunId === lastRunId && this.now() - known.at < HISTORY_FRESH_MS))) return;
     if (r.dir === '' || r.poller.snapshot.issue) return;
-    this.histories.set(key, { at: this.now(), runs: known?.runs ?? [], suggestion: known?.suggestion, pending: true });
+    this.histories.set(key, { at: this.now(), runs: known?.runs ?? [], suggestion: known?.suggestion, pending: true, lastRunId: known?.lastRunId });
     void r.poller.run(historyWords(r.dir, 50), ACTION_DEADLINE_MS).then((res) => {
       const parsed = res.code === 0 ? parseHistory(res.stdout) : undefined;
-      this.histories.set(key, { at: this.now(), runs: parsed?.runs ?? known?.runs ?? [], suggestion: parsed?.suggestion ?? known?.suggestion, pending: false });
+      this.histories.set(key, { at: this.now(), runs: parsed?.runs ?? known?.runs ?? [], suggestion: parsed?.suggestion ?? known?.suggestion, pending: false, lastRunId });
       this.bumpEvents();
     });
   }

@@ -90,6 +90,17 @@ describe.skipIf(skip !== undefined)('the dashboard over ssh (tmux and a loopback
     await pane.keys('y');
     await pane.waitScreen((s) => /■ stopped/.test(rowOf(s, 'alpha') ?? ''), 'alpha stopped on the host', 60_000);
     expect(remoteStatus(host).recent[0]).toMatchObject({ outcome: 'user_stop' });
+
+    // its log (the host's events, come with each look) and its history (read over ssh when the view opens)
+    await pane.keys('l');
+    screen = await pane.waitScreen((s) => s.includes('Event log') && /testbox:alpha +stop_requested/.test(s) && /testbox:alpha +ended/.test(s), 'the host\'s events in the log', 30_000);
+    expect(screen).toMatch(/testbox:alpha +started/);
+    await pane.keys('Escape');
+    await pane.waitScreen((s) => s.includes('MODULE'), 'the table again');
+    await pane.keys('h');
+    screen = await pane.waitScreen((s) => s.includes('Runs of alpha') && /■ stopped +\d+\/6\b/.test(s), 'the host\'s run in the history', 30_000);
+    await pane.keys('Escape');
+    await pane.waitScreen((s) => s.includes('MODULE'), 'the table again');
   }, 180_000);
 
   it('shows an unreachable host with its last loops stale and still answers keys; picks it up when it is back', async () => {
