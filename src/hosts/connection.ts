@@ -73,10 +73,15 @@ export class SharedConnection {
 
   /** Lets the connection go after a call ran out of time; says what it found. */
   async replace(): Promise<'exited' | 'stale' | 'stuck' | 'none'> {
-    const known = this.master?.socket === this.system.identity(this.socket) ? this.master?.pid : undefined;
+    const checked = this.system.identity(this.socket);
+    const known = this.master?.socket === checked ? this.master?.pid : undefined;
     this.master = undefined;
-    if (this.system.identity(this.socket) === undefined) return 'none';
+    if (checked === undefined) return 'none';
     const check = await this.call(controlArgv(this.cfg, this.host, 'check'), { deadlineMs: CONTROL_DEADLINE_MS });
+    // Only the file that was checked: a look meanwhile may have made a new master, whose socket stays.
+    const removeChecked = (): void => {
+      if (this.system.identity(this.socket) === checked) this.system.remove(this.socket);
+    };
     // ssh did not run, or this side is closing: nothing learnt about the master
     if (!check.timedOut && check.code === null) return 'none';
     if (check.timedOut) {
@@ -85,15 +90,15 @@ export class SharedConnection {
           this.system.kill(known);
         } catch { /* gone meanwhile */ }
       }
-      this.system.remove(this.socket);
+      removeChecked();
       return 'stuck';
     }
     if (check.code !== 0) {
-      this.system.remove(this.socket);
+      removeChecked();
       return 'stale';
     }
     const exit = await this.call(controlArgv(this.cfg, this.host, 'exit'), { deadlineMs: CONTROL_DEADLINE_MS });
-    if (exit.timedOut) this.system.remove(this.socket);
+    if (exit.timedOut) removeChecked();
     return 'exited';
   }
 }

@@ -205,6 +205,24 @@ describe('the shared connection', () => {
     expect(await other.replace()).toBe('stuck');
     expect(killed).toEqual([777]);
   });
+
+  it('leaves a socket a new master made while the check waited (a look went through meanwhile)', async () => {
+    const removed: string[] = [];
+    let id = '1:2';
+    const system: ConnectionSystem = { identity: () => id, remove: (p) => removed.push(p), kill: () => {}, commandLine: () => undefined };
+    const call = async (argv: readonly string[]): Promise<CallResult> => {
+      // the check runs out of time; meanwhile the old file went and a new master made its own
+      if (argv.includes('check')) id = '1:3';
+      return fail(null, '', true, 3000);
+    };
+    const c = new SharedConnection(SSH, { destination: 'gpu' }, call, system);
+    expect(await c.replace()).toBe('stuck');
+    expect(removed).toEqual([]);
+    // the same file still there after the check: removed
+    const d = new SharedConnection(SSH, { destination: 'gpu' }, async () => fail(null, '', true, 3000), system);
+    expect(await d.replace()).toBe('stuck');
+    expect(removed).toEqual([d.socket]);
+  });
 });
 
 describe('a host\'s rows', () => {
