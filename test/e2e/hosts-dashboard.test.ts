@@ -75,7 +75,8 @@ describe.skipIf(skip !== undefined)('the dashboard over ssh (tmux and a loopback
     // there, in its tmux, supervised by its own autodeck
     const there = remoteStatus(host).loops;
     expect(there).toEqual([expect.objectContaining({ taskDir: join(host.root, 'alpha'), backend: 'tmux', maxIterations: 6 })]);
-    expect(screen).toMatch(/│ local +testbox ▶1/);
+    // the totals count both machines' modules (this one's idle one too), then each machine's
+    expect(screen).toMatch(/· 2 modules {2}▶ 1 running {2}· 1 idle {2}│ local ·1 testbox ▶1/);
 
     // attach: the host's tmux session on this terminal, through ssh; the detach key comes back
     await pane.keys('Enter');
