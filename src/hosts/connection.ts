@@ -10,7 +10,10 @@ export type Caller = (argv: readonly string[], opts: CallOptions) => Promise<Cal
 
 /** What keeping the shared connection needs of the system: files and processes (tests give their own). */
 export interface ConnectionSystem {
-  /** The socket file's identity (device, inode): a new connection makes a new file. Undefined: none. */
+  /**
+   * The socket file's identity (device, inode, change time): a new connection makes a new
+   * file, which may get the inode a dead master's file just gave back. Undefined: none.
+   */
   identity(path: string): string | undefined;
   remove(path: string): void;
   /** The process's command line, or undefined when it cannot be read (gone, or no /proc). */
@@ -21,8 +24,8 @@ export interface ConnectionSystem {
 export const realSystem: ConnectionSystem = {
   identity(path) {
     try {
-      const st = lstatSync(path);
-      return `${st.dev}:${st.ino}`;
+      const st = lstatSync(path, { bigint: true });
+      return `${st.dev}:${st.ino}:${st.ctimeNs}`;
     } catch {
       return undefined;
     }
