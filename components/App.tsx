@@ -2,7 +2,7 @@ import { useEffect, useReducer, useRef, type ReactElement } from 'react';
 import { Box, Text, useInput } from 'ink';
 import { commandForKey, type CommandId } from '../src/keymap.js';
 import { printable } from '../src/format/event.js';
-import { breakpointFor, columnsFor, tableOverflows } from '../src/deck/layout.js';
+import { breakpointFor, columnsFor, tableOverflows, withHostColumn, type Breakpoint } from '../src/deck/layout.js';
 import { Table } from './Table.js';
 import { Footer } from './Footer.js';
 import { Help } from './Help.js';
@@ -38,12 +38,19 @@ export interface AppProps {
   throwaway?: boolean;
 }
 
+/** The table's columns: with a HOST column when other hosts are shown (src/hosts/). */
+function tableColumns(breakpoint: Breakpoint, width: number, hosts: boolean) {
+  const columns = columnsFor(breakpoint, width);
+  return hosts ? withHostColumn(columns, breakpoint) : columns;
+}
+
 /** The dashboard: one table, one overlay at a time, one place that reads keys. */
 export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false, throwaway = false }: AppProps) {
   const model = useModel();
   const theme = useTheme();
   const { columns: width, rows: height } = useWindowSize();
   const [ui, dispatch] = useReducer(uiReducer, initial ?? INITIAL_UI);
+  const hostsShown = (model.hosts?.length ?? 0) > 0;
   const spendShown = columnsFor(breakpointFor(width), width).some((c) => c.id === 'spend' || c.id === 'ctx');
   // The dashboard's writer draws plain changes of unselected rows (steps, iterations) without
   // React; not while a filter or the demo's follow mode picks rows by what they show.
@@ -61,6 +68,8 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   const overlay = ui.overlay;
 
   useEffect(() => onState?.(ui), [ui, onState]);
+  // What actions on other hosts came to, said when it is known.
+  useEffect(() => model.subscribeNotices?.((n) => dispatch({ type: 'message', message: { text: printable(n.text), tone: n.tone } })), [model]);
 
   // Every message goes through printable: it may carry a folder name or a refusal quoting one.
   // Keys can come faster than renders (a paste, key repeat over ssh): the key handler
@@ -98,7 +107,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
         return;
       case 'restart': {
         const r = model.restart(row!.key);
-        say(r.ok ? `restarted ${row!.name}` : `not restarted: ${r.message}`, r.ok ? 'info' : 'error');
+        say(r.ok ? (r.message ?? `restarted ${row!.name}`) : `not restarted: ${r.message}`, r.ok ? 'info' : 'error');
         return;
       }
       case 'attach':
@@ -164,7 +173,8 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
             const r = model.start(overlay.key, limits, opts);
             if (r.ok) {
               dispatch({ type: 'close' });
-              say(`started ${name}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min${opts.worktree ? ', in a worktree' : ''}`);
+              // a start over ssh says its own (it goes on in the background); else the limits and the worktree
+              say(r.message ?? `started ${name}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min${opts.worktree ? ', in a worktree' : ''}`);
             }
             return r;
           }}
@@ -186,7 +196,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
           onYes={() => {
             const r = model.stop(overlay.key, force);
             dispatch({ type: 'close' });
-            say(r.ok ? `${force ? 'killing' : 'stopping'} ${name}` : `not stopped: ${r.message}`, r.ok ? 'info' : 'error');
+            say(r.ok ? (r.message ?? `${force ? 'killing' : 'stopping'} ${name}`) : `not stopped: ${r.message}`, r.ok ? 'info' : 'error');
           }}
         />
       );
@@ -209,7 +219,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
         <Box flexDirection="column">
           <Table
             rows={rows}
-            columns={columnsFor(breakpoint, width)}
+            columns={tableColumns(breakpoint, width, hostsShown)}
             selected={index}
             height={tableHeight}
             width={width}
@@ -224,7 +234,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
   return (
     <Box flexDirection="column" width={width}>
       <Header title={title} rows={allRows} filter={ui.filter} width={width} side={breakpoint === 'side'} />
-      <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint, width), width) ? 'hidden' : 'visible'}>
+      <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(tableColumns(breakpoint, width, hostsShown), width) ? 'hidden' : 'visible'}>
         {main}
       </Box>
       {overlay.kind === 'filter'

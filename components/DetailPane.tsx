@@ -16,6 +16,15 @@ export function detailBudget(height: number): { screen: number; events: number; 
   return { screen: Math.max(0, body - events - summary - (events > 0 ? 1 : 0) - (summary > 0 ? 1 : 0)), events, summary };
 }
 
+/** What the pane says of a row of another host (src/hosts/) instead of its agent's screen. */
+function remoteNote(row: DeckRow): string | undefined {
+  if (row.hostIssue) return printable(`${row.name}: ${row.hostIssue.message}`);
+  if (row.host === undefined) return undefined;
+  if (row.staleFor !== undefined) return printable(`(as ${row.host} said ${row.staleFor} ago; it does not answer now)`);
+  if (!row.loop) return '(no loop)';
+  return printable(row.loop.backend === 'tmux' ? `(the agent runs on ${row.host}: Enter attaches to it over ssh)` : `(the agent runs on ${row.host}, in its autodeck's own terminal)`);
+}
+
 /**
  * The selected module in depth: the live tail of its agent's screen (text from the
  * emulator, so no byte of the agent reaches the terminal), its last events, the head of
@@ -30,9 +39,10 @@ export function DetailPane({ row, height, width }: { row: DeckRow; height: numbe
   // Read again when the row changed (a new signal may come with a new summary), not on every screen update.
   const summary = useMemo(() => (budget.summary > 0 ? model.summary(row.key, budget.summary) : []), [model, row, budget.summary]);
   const tail = screen.slice(Math.max(0, screen.length - budget.screen));
+  // the loop's worktree branch in the title; a row of another host says so where the screen would be
   const note = worktreeNote(row);
   const title = printable(note ? `${row.name} · ${note}` : row.name);
-  const screenNote = row.here ? (tail.length === 0 ? '(no agent screen)' : undefined) : row.loop ? '(the agent runs in another autodeck; its screen is there)' : '(no loop)';
+  const screenNote = row.here ? (tail.length === 0 ? '(no agent screen)' : undefined) : remoteNote(row) ?? (row.loop ? '(the agent runs in another autodeck; its screen is there)' : '(no loop)');
   return (
     <Box flexDirection="column" height={height} overflowY="hidden">
       <Text bold color={theme.accent} wrap="truncate-end">{`── ${title} ${'─'.repeat(Math.max(0, width - title.length - 4))}`}</Text>

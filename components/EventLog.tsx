@@ -16,7 +16,8 @@ export function EventLog({ height, onClose }: { height: number; onClose: () => v
       <Text bold color={theme.accent} wrap="truncate-end">{`Event log, newest last (Esc closes)`}</Text>
       {events.length === 0 ? <Text dimColor={theme.dim}>no events yet</Text> : null}
       {events.map((e) => (
-        <Text key={e.id ?? `${e.at}${e.kind}`} wrap="truncate-end">{formatEvent(e)}</Text>
+        // an event of another host: its host before the module's name, and in the key (ids are per host)
+        <Text key={`${e.host ?? ''}${e.id ?? `${e.at}${e.kind}`}`} wrap="truncate-end">{formatEvent(e, e.host === undefined ? undefined : `${e.host}:${e.taskDir.split('/').pop() || e.session}`)}</Text>
       ))}
     </Box>
   );

@@ -11,7 +11,7 @@ export function FilterBar({ initial, onChange, onDone }: { initial: string; onCh
   return (
     <Box>
       <Text color={theme.accent}>/ </Text>
-      <TextInput defaultValue={initial} placeholder="part of a module name" onChange={onChange} onSubmit={() => onDone(true)} />
+      <TextInput defaultValue={initial} placeholder="part of a module name; @host for a host's" onChange={onChange} onSubmit={() => onDone(true)} />
     </Box>
   );
 }

@@ -2,7 +2,7 @@ import { memo } from 'react';
 import { hostname } from 'node:os';
 import { Text } from 'ink';
 import type { DeckRow } from '../src/deck/deck.js';
-import { headerParts } from '../src/deck/header.js';
+import { headerParts, hostsSeparator } from '../src/deck/header.js';
 import { printable } from '../src/format/event.js';
 import { useTheme } from './theme.js';
 
@@ -11,8 +11,9 @@ const HOST = printable(hostname());
 /**
  * The top line: the title, the host (loops are per machine), and how many modules are in
  * each state group (src/deck/states.ts: the same groups as the tmux segment and `status`;
- * they add up to the modules). Compact in a side pane, or where the words would be cut:
- * `?1 ▶3`, the host last.
+ * they add up to the modules; a host's own row is no module), then with several hosts each
+ * one's counts or trouble. Compact in a side pane, or where the words would be cut:
+ * `?1 ▶3`, only the hosts in trouble, the host last.
  */
 export const Header = memo(function Header({ title, rows, filter, width, side }: { title: string; rows: readonly DeckRow[]; filter: string; width: number; side: boolean }) {
   const theme = useTheme();
@@ -25,6 +26,15 @@ export const Header = memo(function Header({ title, rows, filter, width, side }:
         <Text key={count.group.id}>
           {compact ? ' ' : '  '}
           <Text color={theme.tone[count.group.tone]} inverse={Boolean(count.group.loud)} bold={Boolean(count.group.loud)}>{text}</Text>
+        </Text>
+      ))}
+      {parts.hosts.length > 0 ? <Text dimColor={theme.dim}>{hostsSeparator(compact)}</Text> : null}
+      {parts.hosts.map((h) => (
+        <Text key={h.host}>
+          {` ${h.host}`}
+          {h.issue
+            ? <Text color={theme.tone[h.issue.cell.tone]} inverse={Boolean(h.issue.cell.loud)}>{h.issue.text}</Text>
+            : h.counts.map(({ text, count }) => <Text key={count.group.id} color={theme.tone[count.group.tone]}>{` ${text}`}</Text>)}
         </Text>
       ))}
       <Text>{`${parts.tail}${filterText}`}</Text>

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useSyncExternalStore } from 'react';
 import { Box, Text, useInput } from 'ink';
 import { printable } from '../src/format/event.js';
 import { runLines } from '../src/deck/runLines.js';
@@ -14,7 +14,9 @@ export function RunHistory({ taskKey, name, height, onClose }: { taskKey: string
   const theme = useTheme();
   const model = useModel();
   const room = Math.max(1, height - 2);
-  const lines = useMemo(() => runLines(model.runs(taskKey, room), Date.now()), [model, taskKey, room]);
+  // read again when the log moves: a host's history comes in over ssh after the view opened
+  const version = useSyncExternalStore(model.subscribeEvents, model.getEventsVersion);
+  const lines = useMemo(() => runLines(model.runs(taskKey, room), Date.now()), [model, taskKey, room, version]);
   useInput((input, key) => {
     if (key.escape || input === 'h' || input === 'q' || key.return) onClose();
   });

@@ -53,6 +53,8 @@ function columnLines(column: Column, cells: readonly RowCells[], selectedLine: n
       }
       case 'spend':
         return { text: c.spend ?? '' };
+      case 'host':
+        return { text: c.host };
       case 'ctx':
         // a context nearly full (compaction near) stands out
         return Number.parseInt(c.ctx ?? '', 10) >= CTX_WARN_PERCENT ? { text: c.ctx!, color: theme.tone.warn } : { text: c.ctx ?? '' };

@@ -3,7 +3,10 @@ import { App } from './App.js';
 import { ModelContext } from './hooks/useModel.js';
 import { ThemeContext, colorWanted, themeFor } from './theme.js';
 import { INITIAL_UI, type UiState } from './state.js';
-import { LiveModel } from '../src/deck/model.js';
+import { LiveModel, type DashboardModel } from '../src/deck/model.js';
+import { withHosts } from '../src/hosts/dashboard.js';
+import { HostsModel } from '../src/hosts/model.js';
+import { sshAttach } from '../src/hosts/attach.js';
 import { KeyInput } from '../src/deck/keyInput.js';
 import { attachedTo, openQuietSupervisor, wireExternalNotifier } from '../src/commands/supervised.js';
 import type { SupervisorApi } from '../src/commands/serve.js';
@@ -48,17 +51,20 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
   const { store, supervisor } = openQuietSupervisor(settings, ctx.agentEnv);
   startupMark('dashboard: supervisor open');
   let api: SupervisorApi | undefined;
-  let model: LiveModel | undefined;
+  let model: (DashboardModel & { close(): void }) | undefined;
   const cleanup: (() => unknown)[] = [];
   const problems: string[] = [];
   try {
     supervisor.adoptOrphans();
     supervisor.keepAdopting();
     startupMark('dashboard: orphans adopted');
+    // other hosts (src/hosts/): their rows beside this machine's, read over ssh
+    model = withHosts(new LiveModel(supervisor, store, settings.roots, settings.detachKey), settings, process.env);
+    startupMark('dashboard: model');
     if (settings.apiPort > 0) {
       // The HTTP stack loads only when the API is wanted (start-up).
       const { startApiForSupervisor } = await import('../src/commands/serve.js');
-      api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
+      api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {}, hosts: model instanceof HostsModel ? model : undefined });
       cleanup.push(() => api?.close());
     }
     const notifier = new Notifier({
@@ -67,8 +73,6 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // The dashboard owns the screen: a failed delivery is not printed over it.
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
-    model = new LiveModel(supervisor, store, settings.roots, settings.detachKey);
-    startupMark('dashboard: model');
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});
       if (!r.ok) problems.push(printable(r.message));
@@ -151,6 +155,14 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       frames.pause();
       keys.release();
       if (next.kind === 'quit') break;
+      const remote = model.remoteAttach?.(next.key);
+      if (remote) {
+        const done = 'error' in remote ? { ok: false, text: remote.error } : await sshAttach(remote.argv, { input: stdin, output: stdout });
+        const text = 'error' in remote ? `attach: ${remote.error}` : done.ok ? `detached from ${remote.session} on ${remote.host}` : `attach over ssh failed: ${done.text}`;
+        if (!('error' in remote)) stdout.write(ENTER_ALT_SCREEN);
+        ui = { ...ui, overlay: { kind: 'none' }, message: { text: printable(text), tone: done.ok ? 'info' : 'error' } };
+        continue;
+      }
       const taken = model.takeSession(next.key);
       if (!taken) {
         ui = { ...ui, message: { text: 'no agent to attach to now: it ended or is restarting (try again in a moment)', tone: 'error' } };

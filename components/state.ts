@@ -1,4 +1,5 @@
 import type { DeckRow } from '../src/deck/deck.js';
+import { LOCAL_HOST_CELL } from '../src/deck/cells.js';
 
 /** What owns the keyboard besides the table: one at a time (STYLE 8, 13). */
 export type Overlay =
@@ -53,10 +54,17 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
   }
 }
 
-/** The rows the filter lets through: a case-insensitive part of the name. */
+/**
+ * The rows the filter lets through: a case-insensitive part of the name; a word `@NAME`
+ * keeps the rows of the hosts whose name begins so (`@gpu`, `@local`).
+ */
 export function filterRows(rows: readonly DeckRow[], filter: string): readonly DeckRow[] {
   const f = filter.trim().toLowerCase();
-  return f === '' ? rows : rows.filter((r) => r.name.toLowerCase().includes(f));
+  if (f === '') return rows;
+  const hosts = f.split(/\s+/).filter((w) => w.startsWith('@') && w.length > 1).map((w) => w.slice(1));
+  const name = hosts.length === 0 ? f : f.split(/\s+/).filter((w) => !w.startsWith('@')).join(' ');
+  return rows.filter((r) => (hosts.length === 0 || hosts.some((h) => (r.host ?? LOCAL_HOST_CELL).toLowerCase().startsWith(h)))
+    && (name === '' || r.name.toLowerCase().includes(name)));
 }
 
 /** The selected row's index among `rows`: the selected key, else the first row. */

@@ -29,6 +29,16 @@ const DETACH = '{detach}';
 
 const running = (ctx: KeyContext): boolean => ctx.row?.loop !== undefined && ctx.row.loop.status !== 'failed';
 const needsRow = (ctx: KeyContext): string | undefined => (ctx.row ? undefined : 'no module selected');
+/** A module's row, live: not a host's own row (src/hosts/), nor a loop last seen on a host that does not answer. */
+const needsModule = (ctx: KeyContext): string | undefined => needsRow(ctx)
+  ?? (ctx.row?.hostIssue ? 'this row is a host: select one of its modules' : undefined)
+  ?? (ctx.row?.staleFor !== undefined ? `${ctx.row.host ?? 'the host'} does not answer: this is what it last said` : undefined);
+/** Attach works for an agent of this process, or one in tmux on another host (over ssh). */
+const attachable = (ctx: KeyContext): string | undefined => {
+  if (ctx.row?.host === undefined) return ctx.row?.here && running(ctx) ? undefined : 'no agent of this process runs here';
+  if (!running(ctx)) return 'no loop runs there';
+  return ctx.row.loop?.backend === 'tmux' ? undefined : `its agent runs in a pseudo-terminal of the autodeck on ${ctx.row.host}: attach there`;
+};
 
 /**
  * THE command table of the dashboard: its footer, its `?` overlay and the
@@ -39,28 +49,28 @@ export const COMMANDS: readonly Command[] = [
   { id: 'down', keys: ['down', 'j'], description: 'Move the selection down', label: 'down', group: 'move' },
   {
     id: 'start', keys: ['s'], description: 'Start a loop on the selected module (asks for maxIterations and timeout)', label: 'start', group: 'loops',
-    disabled: (ctx) => needsRow(ctx) ?? (running(ctx) ? 'a loop already runs here' : undefined),
+    disabled: (ctx) => needsModule(ctx) ?? (running(ctx) ? 'a loop already runs here' : undefined),
   },
   {
     id: 'stop', keys: ['x'], description: 'Stop the selected loop after its current step (writes the stop file)', label: 'stop', group: 'loops', dangerous: true,
-    disabled: (ctx) => needsRow(ctx) ?? (running(ctx) ? undefined : 'no loop runs here'),
+    disabled: (ctx) => needsModule(ctx) ?? (running(ctx) ? undefined : 'no loop runs here'),
   },
   {
     id: 'forceStop', keys: ['X'], description: 'Kill the selected loop\'s agent at once (force stop)', label: 'kill', group: 'loops', dangerous: true,
-    disabled: (ctx) => needsRow(ctx) ?? (running(ctx) ? undefined : 'no loop runs here'),
+    disabled: (ctx) => needsModule(ctx) ?? (running(ctx) ? undefined : 'no loop runs here'),
   },
   {
     id: 'attach', keys: ['return'], description: `Attach the terminal to the selected agent; ${DETACH} comes back to the dashboard`, label: 'attach', group: 'loops',
-    disabled: (ctx) => needsRow(ctx) ?? (ctx.row?.here && running(ctx) ? undefined : 'no agent of this process runs here'),
+    disabled: (ctx) => needsModule(ctx) ?? attachable(ctx),
   },
   {
     id: 'restart', keys: ['r'], description: 'Start a failed loop again', label: 'restart', group: 'loops',
-    disabled: (ctx) => needsRow(ctx) ?? (ctx.row?.loop?.status === 'failed' ? undefined : 'only a failed loop restarts'),
+    disabled: (ctx) => needsModule(ctx) ?? (ctx.row?.loop?.status === 'failed' ? undefined : 'only a failed loop restarts'),
   },
   { id: 'log', keys: ['l'], description: 'Show the event log', label: 'log', group: 'views' },
   {
     id: 'history', keys: ['h'], description: 'Show the selected module\'s finished runs: outcome, iterations, active time, score', label: 'runs', group: 'views',
-    disabled: needsRow,
+    disabled: (ctx) => needsRow(ctx) ?? (ctx.row?.hostIssue ? 'this row is a host: select one of its modules' : undefined),
   },
   { id: 'filter', keys: ['/'], description: 'Filter the modules by name', label: 'filter', group: 'views' },
   { id: 'detail', keys: ['d'], description: 'Show or hide the detail pane (agent screen, events, summary)', label: 'detail', group: 'views' },

@@ -21,9 +21,12 @@ export interface EventHubOptions {
 
 export const HEARTBEAT = ': keepalive\n\n';
 
-/** One SSE frame for an event: its database id (when it has one) and the JSON. */
+/**
+ * One SSE frame for an event: its database id (when it has one) and the JSON. An event of
+ * another host (a dashboard over several) names its `host` and has no id: ids are per host.
+ */
 export function sseFrame(e: LoopEvent): string {
-  const id = e.id !== undefined ? `id: ${e.id}\n` : '';
+  const id = e.id !== undefined && e.host === undefined ? `id: ${e.id}\n` : '';
   return `${id}data: ${JSON.stringify(e)}\n\n`;
 }
 
@@ -38,7 +41,8 @@ export class EventHub {
   private readonly maxClients: number;
   private readonly maxBuffered: number;
 
-  constructor(private readonly source: EventEmitter, opts: EventHubOptions = {}) {
+  /** `more`: other sources of events (a dashboard's other hosts). */
+  constructor(private readonly source: EventEmitter, opts: EventHubOptions = {}, private readonly more: readonly EventEmitter[] = []) {
     this.heartbeatMs = opts.heartbeatMs ?? 15_000;
     this.maxClients = opts.maxClients ?? 16;
     this.maxBuffered = opts.maxBufferedBytes ?? 1024 * 1024;
@@ -97,7 +101,7 @@ export class EventHub {
   }
 
   private listen(): void {
-    this.source.on('event', this.onEvent);
+    for (const s of [this.source, ...this.more]) s.on('event', this.onEvent);
     this.timer = setInterval(() => this.broadcast(HEARTBEAT), this.heartbeatMs);
     this.timer.unref();
   }
@@ -105,7 +109,7 @@ export class EventHub {
   private drop(res: ServerResponse): void {
     if (!this.clients.delete(res)) return;
     if (this.clients.size > 0) return;
-    this.source.off('event', this.onEvent);
+    for (const s of [this.source, ...this.more]) s.off('event', this.onEvent);
     clearInterval(this.timer);
     this.timer = undefined;
   }

@@ -90,6 +90,31 @@ const DOCUMENT = {
         },
       },
     },
+    '/api/status': {
+      get: {
+        operationId: 'getStatus',
+        summary: 'Every active loop and the last finished runs, each with its host',
+        description: 'As `autodeck status --json --host …`: this machine\'s loops (`host` is `local`) and, in a dashboard '
+          + 'that reads other hosts over ssh, theirs as last read; `hosts` says which could not be read and why.',
+        responses: {
+          200: {
+            description: 'The loops, the recent runs and the hosts.',
+            content: { 'application/json': { schema: {
+              type: 'object', required: ['loops', 'recent', 'hosts'],
+              properties: {
+                loops: { type: 'array', items: { $ref: '#/components/schemas/LoopStatus' } },
+                recent: { type: 'array', items: { type: 'object' } },
+                hosts: { type: 'array', items: {
+                  type: 'object', required: ['host', 'state'],
+                  properties: { host: { type: 'string' }, state: { type: 'string' }, message: { type: 'string' }, version: { type: 'string' } },
+                } },
+              },
+            } } },
+          },
+          401: error,
+        },
+      },
+    },
     '/api/openapi.json': {
       get: {
         operationId: 'getOpenApi',
@@ -131,6 +156,7 @@ const DOCUMENT = {
           maxIterations: { type: 'integer' },
           timeoutMinutes: { type: 'number' },
           owner: { type: 'object' },
+          host: { type: 'string', description: '`local` for this machine, else the name of the host (a dashboard over several hosts).' },
           tokens: { type: ['integer', 'null'], description: 'Tokens spent so far, from the transcript; null without one.' },
           costUsd: { type: ['number', 'null'], description: 'Estimated cost in USD; null without a transcript or a price for the model.' },
           spend: { type: 'string', description: '`no transcript`, `no price`, or empty when tokens and cost are known.' },
@@ -184,6 +210,7 @@ const DOCUMENT = {
           taskName: { type: 'string' },
           kind: { type: 'string' },
           detail: { type: 'object' },
+          host: { type: 'string', description: 'The other host it was read from, in a dashboard over several (such an event has no SSE id: ids are per host); absent for this machine\'s events.' },
         },
       },
     },

@@ -13,6 +13,8 @@ import { excerpt, HttpError, readJsonObject } from './body.js';
 import { suggestionFor } from '../history/forModule.js';
 import type { EventHub } from './events.js';
 import { openApiDocument } from './openapi.js';
+import { LOCAL, type HostsView } from './hosts.js';
+import { runJson } from '../supervisor/snapshot.js';
 
 /** What the routes work with. */
 export interface ApiDeps {
@@ -23,6 +25,8 @@ export interface ApiDeps {
   now: () => number;
   /** The open event streams of `GET /api/events`. */
   events: EventHub;
+  /** A dashboard's other hosts (src/hosts/), when it reads some. */
+  hosts?: HostsView | undefined;
 }
 
 export interface RequestContext {
@@ -72,9 +76,22 @@ function startOptions(body: Record<string, unknown>): StartOptions {
   return options;
 }
 
-function statusOf(row: LoopRow, deps: ApiDeps): unknown {
+function statusOf(row: LoopRow, deps: ApiDeps): Record<string, unknown> {
   const now = deps.now();
-  return loopStatusJson(row, now, ownerAlive(row, { host: deps.supervisor.host, now }));
+  return { ...loopStatusJson(row, now, ownerAlive(row, { host: deps.supervisor.host, now })), host: LOCAL };
+}
+
+/** Runs `status --json --host` lists under `recent`, per host. */
+const RECENT_RUNS = 10;
+
+/** GET: every loop and the last finished runs, this machine's and (in a dashboard over several hosts) the others', each with its host. */
+export function getStatus({ deps }: RequestContext): Reply {
+  const others = deps.hosts?.hostStatus() ?? [];
+  const loops = [...deps.store.loops.list().map((row) => statusOf(row, deps)), ...others.flatMap((h) => h.loops.map((l) => ({ ...l, host: h.host })))];
+  const recent: Record<string, unknown>[] = [...deps.store.runs.list(RECENT_RUNS).map((r) => ({ ...runJson(r), host: LOCAL })), ...others.flatMap((h) => h.recent.map((r) => ({ ...r, host: h.host })))];
+  recent.sort((a, b) => String(b.endedAt ?? '').localeCompare(String(a.endedAt ?? '')));
+  const hosts = [{ host: LOCAL, state: 'ok' }, ...others.map(({ loops: _l, recent: _r, ...h }) => h)];
+  return { status: 200, body: { loops, recent, hosts } };
 }
 
 /** POST: starts a loop and answers with its status object. */
@@ -180,6 +197,7 @@ export const ROUTES: readonly Route[] = [
   { pattern: /^\/api\/sessions\/(.+)\/task-auto$/, handlers: { POST: startLoop, GET: getLoop, DELETE: stopLoop } },
   { pattern: /^\/api\/task-auto\/lookup$/, handlers: { GET: lookupLoop } },
   { pattern: /^\/api\/events$/, handlers: { GET: streamEvents } },
+  { pattern: /^\/api\/status$/, handlers: { GET: getStatus } },
   { pattern: /^\/api\/openapi\.json$/, handlers: { GET: getOpenApi } },
 ];
 

@@ -6,6 +6,7 @@ import { HttpError } from './body.js';
 import { matchRoute, type ApiDeps, type Method, type Reply } from './routes.js';
 import { bearerToken, tokensEqual } from './token.js';
 import { EventHub, type EventHubOptions } from './events.js';
+import type { HostsView } from './hosts.js';
 
 export interface ApiOptions {
   supervisor: Supervisor;
@@ -21,6 +22,8 @@ export interface ApiOptions {
   onError?: (err: unknown) => void;
   /** The event stream's heartbeat and limits (`GET /api/events`). */
   events?: EventHubOptions;
+  /** A dashboard's other hosts: their loops in `GET /api/status`, their events in the stream. */
+  hosts?: HostsView | undefined;
 }
 
 export interface ApiServer {
@@ -119,8 +122,8 @@ export function startApi(opts: ApiOptions): Promise<ApiServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!isLoopback(host)) return Promise.reject(new Error(`autodeck: the API listens on a loopback address only, not ${host}`));
   if (!opts.token) return Promise.reject(new Error('autodeck: the API needs a token'));
-  const events = new EventHub(opts.supervisor, opts.events);
-  const deps: ApiDeps = { supervisor: opts.supervisor, store: opts.store, settings: opts.settings, now: opts.now ?? Date.now, events };
+  const events = new EventHub(opts.supervisor, opts.events, opts.hosts ? [opts.hosts.remoteEvents] : []);
+  const deps: ApiDeps = { supervisor: opts.supervisor, store: opts.store, settings: opts.settings, now: opts.now ?? Date.now, events, hosts: opts.hosts };
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
     handle(req, res, deps, opts).catch((err: unknown) => {
       opts.onError?.(err);

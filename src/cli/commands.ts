@@ -80,6 +80,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [
       json('one JSON event per line on stdout (NDJSON)'),
       { name: 'refuse-failed', type: 'boolean', description: 'do not start on a module whose last loop failed (exit 3)' },
+      { name: 'detach', type: 'boolean', description: 'return once the loops have started, supervised by a process of their own in the background (how a dashboard starts a loop on another host)' },
     ],
     settings: ['maxIterations', 'timeoutMinutes', 'agent', 'backend', 'maxCostUsd', 'verify', 'worktree'],
     moreSettings: true,
@@ -122,10 +123,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       json('the same as JSON: {"loops": [...], "recent": [...]}'),
       { name: 'iterations', type: 'boolean', description: 'tokens, cost and compactions of each iteration too' },
       { name: 'format', type: 'string', value: 'FORMAT', default: 'text', description: 'text, json, or tmux: a short segment for status-right (?1 ✗1 ▶3)' },
+      { name: 'events-since', type: 'string', value: 'ID', description: 'JSON, for a dashboard reading this host over ssh: the events after ID, this autodeck\'s version and clock' },
+      { name: 'modules', type: 'boolean', description: 'JSON, for a dashboard reading this host over ssh: the task modules under the roots' },
     ],
-    settings: ['db'],
+    about: 'With --host, the loops of other hosts too, read over ssh (docs/hosts.md), each with its "host"; ' +
+      'a host that cannot be read is said in "hosts" and on stderr, and does not change the exit code.',
+    settings: ['db', 'hosts', 'local', 'sshCommand'],
     example: { command: "tmux set -g status-right '#(autodeck status --format tmux)'", says: 'loop counts in the tmux status line' },
-    load: async () => (await import('../commands/status.js')).status,
+    load: async () => (await import('../commands/statusCommand.js')).statusCommand,
   },
   {
     name: 'log', group: 'look',

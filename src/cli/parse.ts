@@ -23,6 +23,8 @@ export type CommandLine =
 
 interface Known {
   type: 'boolean' | 'string';
+  /** A yes/no setting: `--no-NAME` turns it off. */
+  negatable?: boolean;
   /** Placeholder for a string flag's value. */
   value: string;
   /** A setting's list flag collects every value (`--root a --root b`); any other flag keeps its last. */
@@ -41,7 +43,7 @@ const flagLike = (word: string): boolean => /^-[^\d.]/.test(word);
 function settingFlags(settings: readonly SettingRow[]): Map<string, Known> {
   return new Map(settings.map((r): [string, Known] => [r.flag.slice(2), r.kind.boolean
     ? { type: 'boolean', value: '', multiple: false, key: r.flagKey }
-    : { type: 'string', value: r.kind.arg, multiple: r.kind.multiple === true, key: r.flagKey }]));
+    : { type: 'string', value: r.kind.arg, multiple: r.kind.multiple === true, key: r.flagKey, negatable: r.kind.negatable === true }]));
 }
 
 export function parseCommandLine(argv: readonly string[], commands: readonly CommandSpec[] = COMMANDS, settings: readonly SettingRow[] = SETTINGS_TABLE): CommandLine {
@@ -87,10 +89,11 @@ function checkFlags(typed: readonly string[], command: CommandSpec | undefined, 
     if (!flagLike(word) || word === '-h' || word === '--help' || word === '--version') continue;
     const eq = word.indexOf('=');
     const name = word.startsWith('--') ? word.slice(2, eq < 0 ? undefined : eq) : '';
-    const known = own.get(name) ?? (name.startsWith('no-') && own.get(name.slice(3))?.type === 'boolean' ? own.get(name.slice(3)) : undefined);
+    const negated = name.startsWith('no-') && !own.has(name) ? own.get(name.slice(3)) : undefined;
+    const known = own.get(name) ?? (negated?.type === 'boolean' || negated?.negatable ? negated : undefined);
     if (!known) throw unknownFlag(word, command, [...own.keys()], commands);
     const raw = eq < 0 ? word : word.slice(0, eq);
-    if (known.type === 'boolean') {
+    if (known.type === 'boolean' || known === negated) {
       if (eq >= 0) throw usageError(`${raw} takes no value (got ${JSON.stringify(word.slice(eq + 1))}); see autodeck help${command ? ` ${command.name}` : ''}`);
       continue;
     }
@@ -110,6 +113,12 @@ function checkFlags(typed: readonly string[], command: CommandSpec | undefined, 
 function valuesOf(parsed: Record<string, unknown>, typed: readonly string[], own: ReadonlyMap<string, Known>): Record<string, unknown> {
   const flags: Record<string, unknown> = {};
   for (const [name, k] of own) {
+    // `--no-local`: a yes/no setting turned off, unless given again after it
+    const off = k.negatable ? typed.lastIndexOf(`--no-${name}`) : -1;
+    if (off >= 0 && off > Math.max(-1, ...typed.map((w, i) => (w === `--${name}` || w.startsWith(`--${name}=`) ? i : -1)))) {
+      flags[k.key] = false;
+      continue;
+    }
     let values = (parsed[k.key] as unknown[] | undefined) ?? [];
     // `--title=` is an empty value, which meow drops: the command says what is wrong with it
     if (values.length === 0 && k.type === 'string' && typed.includes(`--${name}=`)) values = [''];

@@ -32,9 +32,15 @@ function quickStatusFlags(argv: string[]): Record<string, unknown> | undefined {
   try {
     const { values, positionals } = parseArgs({
       args: argv, allowPositionals: true, strict: true,
-      options: { json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' }, format: { type: 'string' } },
+      options: {
+        json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' }, format: { type: 'string' },
+        // what a dashboard reading this host over ssh asks, each look
+        'events-since': { type: 'string' }, modules: { type: 'boolean' },
+      },
     });
-    return positionals.length === 1 ? values : undefined;
+    if (positionals.length !== 1) return undefined;
+    const { 'events-since': eventsSince, ...rest } = values;
+    return eventsSince === undefined ? rest : { ...rest, eventsSince };
   } catch {
     return undefined;
   }

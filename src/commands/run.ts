@@ -19,11 +19,19 @@ export interface StartRequest {
  */
 export async function run(ctx: CommandContext): Promise<number> {
   if (ctx.args.length === 0) throw new CliError('autodeck run: name at least one task module folder (autodeck run AiTasks/NAME)');
-  return supervise(ctx, ctx.args.map((dir) => ({ dir })));
+  const requests = ctx.args.map((dir) => ({ dir }));
+  // --detach: supervised by a process of its own, which this one waits for only until the loops started
+  if (ctx.flags.detach === true) return (await import('./runDetached.js')).runDetached(ctx);
+  const child = process.env.AUTODECK_DETACHED_RUN ? (await import('./runDetached.js')).detachedChild() : undefined;
+  if (child) return supervise({ ...ctx, stderr: child.stderr, stdout: child.stdout }, requests, child.started);
+  return supervise(ctx, requests);
 }
 
-/** Starts the loops, prints their events, and waits for them all to end (`run`, `demo`). */
-export async function supervise(ctx: CommandContext, requests: StartRequest[]): Promise<number> {
+/**
+ * Starts the loops, prints their events, and waits for them all to end (`run`, `demo`).
+ * `started` is told how many loops run once every start has been tried.
+ */
+export async function supervise(ctx: CommandContext, requests: StartRequest[], started?: (loops: number) => void): Promise<number> {
   const { store, supervisor, notifier } = openSupervisor(ctx);
   const json = ctx.flags.json === true;
   const refuseFailed = ctx.flags.refuseFailed === true;
@@ -66,6 +74,7 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
     store.close();
     return usage ? EXIT.usage : conflicts > 0 ? EXIT.conflict : EXIT.other;
   }
+  started?.(supervisor.active().length);
 
   let interrupts = 0;
   const onInterrupt = (): void => {

@@ -3,6 +3,7 @@ import { Store } from '../store/index.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { printable } from '../format/event.js';
 import { startApi, type ApiServer } from '../api/server.js';
+import type { HostsView } from '../api/hosts.js';
 import { apiTokenPath, loadOrCreateToken, TokenFileError } from '../api/token.js';
 import { CliError, EXIT, line, type CommandContext } from './context.js';
 
@@ -39,6 +40,8 @@ export async function startApiForSupervisor(opts: {
   port: number;
   env?: NodeJS.ProcessEnv;
   onError?: (err: unknown) => void;
+  /** A dashboard's other hosts (src/hosts/). */
+  hosts?: HostsView | undefined;
 }): Promise<SupervisorApi> {
   const tokenPath = apiTokenPath(opts.env ?? process.env);
   let token: string;
@@ -50,7 +53,7 @@ export async function startApiForSupervisor(opts: {
   }
   try {
     const api = await startApi({
-      supervisor: opts.supervisor, store: opts.store, settings: opts.supervisor.settings, port: opts.port, token,
+      supervisor: opts.supervisor, store: opts.store, settings: opts.supervisor.settings, port: opts.port, token, hosts: opts.hosts,
       ...(opts.onError ? { onError: opts.onError } : {}),
     });
     return { ...api, tokenPath };

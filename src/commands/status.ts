@@ -14,7 +14,10 @@ const STATUS_FORMATS = ['text', 'json', 'tmux'];
 
 /** `autodeck status [--json]`: every active loop and the last finished ones. */
 export async function status(ctx: CommandContext): Promise<number> {
-  const format = ctx.flags.format === undefined ? (ctx.flags.json === true ? 'json' : 'text') : String(ctx.flags.format);
+  // A dashboard reading this host over ssh asks for its events and modules in the same call.
+  const poll = ctx.flags.eventsSince !== undefined || ctx.flags.modules === true;
+  const eventsSince = poll ? (await import('./statusPoll.js')).eventsSinceFlag(ctx.flags.eventsSince) : undefined;
+  const format = ctx.flags.format === undefined ? (ctx.flags.json === true || poll ? 'json' : 'text') : String(ctx.flags.format);
   if (!STATUS_FORMATS.includes(format)) throw new CliError(`autodeck: --format must be one of ${STATUS_FORMATS.join(', ')} (got ${JSON.stringify(format)})`, EXIT.usage);
   if (format === 'tmux') {
     const { tmuxStatus } = await import('./statusTmux.js');
@@ -37,7 +40,8 @@ export async function status(ctx: CommandContext): Promise<number> {
       ...runJson(run), group: stateOf({ lastOutcome: run.outcome }).group, ...its(run.taskDir, run.startedAt),
     }));
     if (format === 'json') {
-      line(ctx.stdout, JSON.stringify({ loops, recent }, null, 2));
+      const extra = poll ? (await import('./statusPoll.js')).hostPollJson(store, { eventsSince, modules: ctx.flags.modules === true, roots: ctx.settings.roots, env: process.env }) : {};
+      line(ctx.stdout, JSON.stringify({ loops, recent, ...extra }, null, poll ? undefined : 2));
       return 0;
     }
     const { duration, printable } = await import('../format/event.js');

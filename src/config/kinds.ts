@@ -26,6 +26,8 @@ export interface Kind<T> {
   multiple?: boolean;
   /** A switch: `--flag` alone is true, `--no-flag` false (meow `boolean`). */
   boolean?: boolean;
+  /** A yes/no value: `--no-FLAG` is accepted for "no". */
+  negatable?: boolean;
   parse(raw: unknown, ctx: ParseContext): Parsed<T>;
 }
 

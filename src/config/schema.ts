@@ -5,6 +5,8 @@ import type { ApprovalPolicy } from '../policy/parse.js';
 import { claudePermissionModeKind, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import { argv, bool, choice, choiceList, controlKey, decimal, fileInFolder, gitRef, httpUrl, int, optionalArgv, path, paths, verifyCommand, type Kind } from './kinds.js';
 import type { VerifySetting } from '../verify/command.js';
+import { hostList, onOff, sshArgv } from '../hosts/settingKinds.js';
+import type { HostEntry } from '../hosts/spec.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
 export type AgentProfile = (typeof AGENT_PROFILES)[number];
@@ -74,6 +76,14 @@ export interface Settings {
   worktreeBase: string;
   /** The permission mode of the Claude Code sessions autodeck starts (`--permission-mode`); `inherit` passes none. */
   claudePermissionMode: ClaudePermissionMode;
+  /** Other machines the dashboard reads over ssh (src/hosts/); empty: this one only. */
+  hosts: HostEntry[];
+  /** This machine's modules and loops are shown (`--no-local`: only the hosts'). */
+  local: boolean;
+  /** The ssh program and options of the user's own, run without a shell. */
+  sshCommand: string[];
+  /** How often each host is read. */
+  hostPollSeconds: number;
 }
 
 export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows' | 'approval'>;
@@ -249,6 +259,22 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   claudePermissionMode: {
     flag: '--claude-permission-mode', kind: claudePermissionModeKind, default: fixed<ClaudePermissionMode>('inherit', "inherit (Claude Code's own default)"),
     description: "Claude Code's --permission-mode for the sessions autodeck starts; the approval policy holds in every mode",
+  },
+  hosts: {
+    flag: '--host', kind: hostList, default: fixed<HostEntry[]>([], 'none'),
+    description: 'another machine whose modules and loops to show too, read over ssh: an alias of ~/.ssh/config, user@host or user@host:port (repeatable; docs/hosts.md)',
+  },
+  local: {
+    flag: '--local', kind: onOff, default: fixed(true, 'yes'),
+    description: 'show this machine\'s modules and loops too (--no-local: only the hosts\')',
+  },
+  sshCommand: {
+    flag: '--ssh-command', kind: sshArgv, default: fixed(['ssh'], 'ssh'),
+    description: 'the ssh program and options used to reach the hosts, e.g. "ssh -F ~/.ssh/work_config"',
+  },
+  hostPollSeconds: {
+    flag: '--host-poll', kind: decimal({ min: 0, exclusive: true }, 'SECONDS'), default: fixed(2),
+    description: 'how often each host is read (a slow or unreachable host is read less often)',
   },
 };
 

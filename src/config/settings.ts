@@ -7,6 +7,7 @@ import type { SettingError } from './errors.js';
 import { readConfigFile, type ConfigFile } from './files.js';
 import type { ParseContext } from './kinds.js';
 import { SETTINGS_TABLE, type SettingRow, type Settings } from './schema.js';
+import { parseHostList, withFileOptions } from '../hosts/spec.js';
 
 export { formatSettingError, type SettingError } from './errors.js';
 export { controlKeyByte } from './kinds.js';
@@ -111,6 +112,11 @@ export function resolveSettings(input: ResolveInput): ResolveResult {
     else approval = mergePolicies(parsed.value, approval);
   }
   resolved.approval = approval;
+  // A host named by a flag takes what a settings file says of it (its autodeck path, roots).
+  resolved.hosts = withFileOptions(resolved.hosts ?? [], files.flatMap((f) => {
+    const list = parseHostList(f.values.hosts ?? []);
+    return list.ok ? list.value : [];
+  }));
 
   return { value: resolved as Settings, errors };
 }

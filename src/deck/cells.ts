@@ -6,6 +6,9 @@ import { ctxCellText, spendCellText } from '../spend/text.js';
 import { needsYou, needsYouLine } from './needsYou.js';
 import { groupById, stateOf, type StateDef, type Tone } from './states.js';
 
+/** The HOST column's word for this machine. */
+export const LOCAL_HOST_CELL = 'local';
+
 export type { Tone } from './states.js';
 
 export interface StateCell {
@@ -23,12 +26,24 @@ export function cellOf(s: StateDef): StateCell {
   return { glyph: g.glyph, word: s.word, tone: s.tone ?? g.tone, ...(s.loud ? { loud: true } : {}) };
 }
 
+/** A row's state (src/deck/states.ts): a host's own row, a stale loop, or a module's. */
+export function rowState(row: DeckRow): StateDef {
+  return stateOf({
+    loop: row.loop, lastOutcome: row.lastRun?.outcome, lifecycle: row.lifecycle,
+    hostIssue: row.hostIssue?.kind, stale: row.staleFor !== undefined,
+  });
+}
+
 /**
- * The state column: a loop's status (or "needs you"); with no loop, the outcome of the
+ * The state column: a host's own row says why it is there; a stale loop, how long ago it
+ * was seen; a loop's status (or "needs you"); with no loop, the outcome of the
  * module's last run (what a person wants to know after a loop ended), else its own status.
  */
 export function stateCell(row: DeckRow): StateCell {
-  const cell = cellOf(stateOf({ loop: row.loop, lastOutcome: row.lastRun?.outcome, lifecycle: row.lifecycle }));
+  const state = rowState(row);
+  const cell = cellOf(state);
+  // a loop last seen on a host that does not answer: how long ago, after the word
+  if (row.staleFor !== undefined && state.group === 'stale') return { ...cell, word: `${cell.word} ${row.staleFor}` };
   // A loop elsewhere whose owner died waits for an autodeck to adopt it.
   return row.loop && !row.here && !row.ownerAlive ? { glyph: cell.glyph, word: `${cell.word}?`, tone: 'muted' } : cell;
 }
@@ -84,6 +99,8 @@ function minutes(m: number): string {
 
 export interface RowCells {
   name: string;
+  /** The host the module is on (`local` for this machine). */
+  host: string;
   /** Run by another autodeck process. */
   elsewhere: boolean;
   state: StateCell;
@@ -170,7 +187,13 @@ const timelessByRow = new WeakMap<DeckRow, Timeless>();
 
 function timelessCells(row: DeckRow, limits: CellLimits): Timeless {
   const loop = row.loop;
-  const base = { name: printable(row.name), elsewhere: Boolean(loop && !row.here), state: stateCell(row), ...spendCells(row) };
+  // elsewhere: run by another autodeck of this machine (a loop on another host says so in HOST)
+  const base = { name: printable(row.name), host: printable(row.host ?? LOCAL_HOST_CELL), elsewhere: Boolean(loop && !row.here && row.host === undefined), state: stateCell(row), ...spendCells(row) };
+  if (row.hostIssue) {
+    // a host's own row: the why in STEP, nothing else
+    const cells = { ...base, iteration: '', paused: false, stalls: '', recoveries: '', elapsed: '', step: printable(row.hostIssue.message), lastSignal: '' };
+    return { limits, cells, countdown: false, times: {} };
+  }
   if (!loop) {
     const last = row.lastRun;
     // A finished run: its outcome in STATE, its active time in ELAPSED, its end in LAST; STEP is left empty.

@@ -6,6 +6,7 @@ import type { RunRow } from '../store/runs.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { ownerAlive } from '../supervisor/owner.js';
 import { everyNthTick, ticksIn } from '../supervisor/tick.js';
+import type { HostIssue } from '../hosts/issue.js';
 
 /**
  * One row of the dashboard: a task module under the roots, or a loop running elsewhere
@@ -27,6 +28,12 @@ export interface DeckRow {
   lastRun?: LastRun | undefined;
   /** In a quota wait: when the loop goes on (the reset, or the next try), ISO, if known. */
   quotaUntil?: string | undefined;
+  /** The host the module is on, when the dashboard reads several (src/hosts/); undefined: this machine. */
+  host?: string | undefined;
+  /** A host's own row: why it cannot be read, or that it has nothing to show. */
+  hostIssue?: HostIssue | undefined;
+  /** A loop as last seen on a host that no longer answers: how long ago (`3m`). */
+  staleFor?: string | undefined;
 }
 
 export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs' | 'tokens' | 'costUsd' | 'worktreeBranch' | 'worktreeState'>>;

@@ -13,7 +13,7 @@ export function breakpointFor(columns: number): Breakpoint {
   return 'side';
 }
 
-export type ColumnId = 'name' | 'state' | 'iteration' | 'step' | 'elapsed' | 'stalls' | 'recoveries' | 'lastSignal' | 'spend' | 'ctx';
+export type ColumnId = 'name' | 'state' | 'iteration' | 'step' | 'elapsed' | 'stalls' | 'recoveries' | 'lastSignal' | 'spend' | 'ctx' | 'host';
 
 export interface Column {
   id: ColumnId;
@@ -26,7 +26,7 @@ export interface Column {
 
 const TITLES: Record<ColumnId, string> = {
   name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOVERIES', lastSignal: 'LAST',
-  spend: 'TOKENS/$', ctx: 'CTX',
+  spend: 'TOKENS/$', ctx: 'CTX', host: 'HOST',
 };
 
 // Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `RECOVERIES`,
@@ -79,6 +79,24 @@ export function columnsFor(breakpoint: Breakpoint, width?: number): readonly Col
   if (breakpoint === 'wide' && width !== undefined && width >= WIDE_SPEND_MIN_COLUMNS) return WIDE_WITH_SPEND;
   if (breakpoint === 'wide' && width !== undefined && width < WIDE_BARS_MIN_COLUMNS) return WIDE_WITHOUT_BARS;
   return COLUMNS[breakpoint];
+}
+
+/** The HOST column's width (its gap included) by layout: short in a side pane, where `gpu-box-3` reads `gpu…`. */
+const HOST_WIDTH: Record<Breakpoint, number> = { wide: 13, normal: 10, side: 5 };
+const withHost = new WeakMap<readonly Column[], readonly Column[]>();
+
+/**
+ * `columns` with a HOST column after the module's name, for a dashboard that shows other
+ * hosts too (src/hosts/); the same array for the same input, so memoised rows stay so.
+ */
+export function withHostColumn(columns: readonly Column[], breakpoint: Breakpoint): readonly Column[] {
+  let out = withHost.get(columns);
+  if (!out) {
+    const at = columns.findIndex((c) => c.id === 'name') + 1;
+    out = Object.freeze([...columns.slice(0, at), { id: 'host', title: TITLES.host, width: HOST_WIDTH[breakpoint] } as Column, ...columns.slice(at)]);
+    withHost.set(columns, out);
+  }
+  return out;
 }
 
 /**

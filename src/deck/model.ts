@@ -25,8 +25,17 @@ export interface ModelSettings {
   worktree?: boolean;
 }
 
-/** An action's outcome, as the dashboard shows it: nothing, or one line. */
-export type ActionResult = { ok: true } | { ok: false; message: string };
+/** An action's outcome, as the dashboard shows it: nothing (or what it began), or one line. */
+export type ActionResult = { ok: true; message?: string } | { ok: false; message: string };
+
+/** How to hand the terminal to a loop on another host (ssh with a terminal), or why not. */
+export type RemoteAttach = { argv: string[]; host: string; session: string } | { error: string };
+
+/** A line for the message bar from work done in the background (a start on another host refused). */
+export interface Notice {
+  text: string;
+  tone: 'info' | 'error';
+}
 
 /**
  * Everything the dashboard reads and does, as one small surface over the supervisor: the
@@ -61,6 +70,11 @@ export interface DashboardModel {
   takeSession(key: string): { session: Session; release: () => void } | undefined;
   /** How many loops this process runs, by backend (for the quit dialog). */
   runningHere(): { pty: number; tmux: number };
+  /** The other hosts shown (src/hosts/), when there are any: the table gets a HOST column. */
+  readonly hosts?: readonly string[];
+  /** For a loop on another host: how to attach to it; undefined for a row of this machine. */
+  remoteAttach?(key: string): RemoteAttach | undefined;
+  subscribeNotices?(listener: (n: Notice) => void): () => void;
 }
 
 /**

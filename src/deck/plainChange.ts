@@ -1,6 +1,5 @@
 import type { DeckRow } from './deck.js';
-import { rowCells, type CellLimits, type RowCells } from './cells.js';
-import { stateOf } from './states.js';
+import { rowCells, rowState, type CellLimits, type RowCells } from './cells.js';
 
 /**
  * The cells the table draws as plain text in one style per column: iteration and elapsed
@@ -13,7 +12,7 @@ import { stateOf } from './states.js';
  */
 const PLAIN_FIELDS: ReadonlySet<string> = new Set<keyof RowCells>(['iteration', 'iterationFill', 'step', 'elapsed', 'elapsedFill', 'stalls', 'recoveries', 'lastSignal', 'spend']);
 
-const groupOf = (r: DeckRow) => stateOf({ loop: r.loop, lastOutcome: r.lastRun?.outcome, lifecycle: r.lifecycle }).group;
+const groupOf = (r: DeckRow) => rowState(r).group;
 
 /**
  * Whether `b` differs from `a` (the same module) only in plain cells: same module, same

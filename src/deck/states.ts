@@ -1,5 +1,6 @@
 import type { LoopRow } from '../store/loops.js';
 import { needsYou } from './needsYou.js';
+import type { HostIssueKind } from '../hosts/issue.js';
 
 /**
  * THE states of a module, in one table: the STATE column, the header's counts, the tmux
@@ -12,7 +13,7 @@ import { needsYou } from './needsYou.js';
 /** A semantic colour; components map it to a colour, or to nothing under NO_COLOR. */
 export type Tone = 'active' | 'ok' | 'warn' | 'bad' | 'muted';
 
-export type GroupId = 'needs_you' | 'failed' | 'waiting' | 'running' | 'stopped' | 'done' | 'idle';
+export type GroupId = 'needs_you' | 'failed' | 'waiting' | 'running' | 'stopped' | 'done' | 'stale' | 'idle';
 
 export interface StateGroup {
   id: GroupId;
@@ -29,16 +30,20 @@ export interface StateGroup {
 /** The groups in the order a person acts on them: the header's, the segment's, the legend's. */
 export const STATE_GROUPS: readonly StateGroup[] = [
   { id: 'needs_you', glyph: '?', word: 'needs you', tone: 'warn', loud: true, meaning: 'a live loop waits on a person: answer in attach (Enter), or stop it' },
-  { id: 'failed', glyph: '✗', word: 'failed', tone: 'bad', loud: true, meaning: 'ended without its work done: read the log (l) or the detail (d), then start again (r or s)' },
-  { id: 'waiting', glyph: '‖', word: 'waiting', tone: 'warn', meaning: 'alive but not moving, and autodeck is on it: nothing to do' },
+  { id: 'failed', glyph: '✗', word: 'failed', tone: 'bad', loud: true, meaning: 'ended without its work done: read the log (l) or the detail (d), then start again (r or s); on a host\'s own row, that host cannot be read (STEP says why)' },
+  { id: 'waiting', glyph: '‖', word: 'waiting', tone: 'warn', meaning: 'alive but not moving (or a host read for the first time), and autodeck is on it: nothing to do' },
   { id: 'running', glyph: '▶', word: 'running', tone: 'active', meaning: 'an agent is working' },
   { id: 'stopped', glyph: '■', word: 'stopped', tone: 'muted', meaning: 'stopped by a limit or by hand: raise the limit and start again (s), or leave it' },
   { id: 'done', glyph: '✓', word: 'done', tone: 'ok', meaning: 'its work is complete' },
-  { id: 'idle', glyph: '·', word: 'idle', tone: 'muted', meaning: 'no loop has run on it yet; the word is the module\'s own status' },
+  { id: 'stale', glyph: '~', word: 'stale', tone: 'muted', meaning: 'a loop as last seen on a host that does not answer now, with how long ago; the host\'s own row says why' },
+  { id: 'idle', glyph: '·', word: 'idle', tone: 'muted', meaning: 'no loop has run on it yet; the word is the module\'s own status (no loops: a host with nothing to show)' },
 ];
 
-/** Where a state comes from: a live loop's status, a finished run's outcome, a module's own status, or derived. */
-export type StateSource = 'loop' | 'outcome' | 'lifecycle' | 'derived';
+/**
+ * Where a state comes from: a live loop's status, a finished run's outcome, a module's own
+ * status, derived, or a host's own row (why another host cannot be read; it is no module).
+ */
+export type StateSource = 'loop' | 'outcome' | 'lifecycle' | 'derived' | 'host';
 
 export interface StateDef {
   source: StateSource;
@@ -64,9 +69,14 @@ export const STATES: readonly StateDef[] = [
   { source: 'outcome', id: 'reasoning_loop', word: 'looping', group: 'failed', meaning: 'the agent kept repeating itself' },
   { source: 'outcome', id: 'killed', word: 'killed', group: 'failed', meaning: 'its agent was killed' },
   { source: 'outcome', id: 'verify_failed', word: 'verify', group: 'failed', meaning: 'its verify command failed as many times in a row as allowed' },
+  { source: 'host', id: 'unreachable', word: 'no answer', group: 'failed', loud: true, meaning: 'a host ssh does not reach (or that does not answer in time)' },
+  { source: 'host', id: 'no-autodeck', word: 'missing', group: 'failed', loud: true, meaning: 'a host with no autodeck where a login shell or the usual places find one' },
+  { source: 'host', id: 'too-old', word: 'too old', group: 'failed', loud: true, meaning: 'a host whose autodeck is too old to be read' },
+  { source: 'host', id: 'error', word: 'error', group: 'failed', loud: true, meaning: 'a host whose autodeck answered with an error' },
   { source: 'loop', id: 'stalled', word: 'stalled', group: 'waiting', loud: true, meaning: 'its screen stopped moving: autodeck is recovering it (Enter, Esc, a restart)' },
   { source: 'loop', id: 'quota_wait', word: 'quota', group: 'waiting', loud: true, meaning: 'a usage limit: it goes on at the reset, its timeout paused' },
   { source: 'loop', id: 'suspended', word: 'suspended', group: 'waiting', tone: 'muted', meaning: 'left when its autodeck quit: the next one resumes it' },
+  { source: 'host', id: 'connecting', word: 'reading', group: 'waiting', tone: 'muted', meaning: 'a host being read for the first time' },
   { source: 'loop', id: 'starting', word: 'starting', group: 'running', meaning: 'its agent is starting (or restarting)' },
   { source: 'loop', id: 'running', word: 'running', group: 'running', meaning: 'its agent is at work' },
   { source: 'loop', id: 'verifying', word: 'verifying', group: 'running', meaning: 'the agent said it is done: its verify command runs (complete when it passes, back to work when it fails)' },
@@ -81,8 +91,10 @@ export const STATES: readonly StateDef[] = [
   { source: 'outcome', id: 'complete', word: 'complete', group: 'done', meaning: 'its last run completed' },
   { source: 'lifecycle', id: 'complete', word: 'complete', group: 'done', meaning: 'the module says it is complete' },
   { source: 'lifecycle', id: 'satisfied', word: 'satisfied', group: 'done', meaning: 'the module says its goal is met' },
+  { source: 'derived', id: 'stale', word: 'stale', group: 'stale', meaning: 'a loop as last seen on a host that does not answer: the cell says how long ago' },
   ...['draft', 'planning', 'review', 'executing', 're-planning', 'evolving'].map((id): StateDef => (
     { source: 'lifecycle', id, word: id === 're-planning' ? 're-plan' : id, group: 'idle', meaning: 'the module\'s own status' })),
+  { source: 'host', id: 'empty', word: 'no loops', group: 'idle', meaning: 'a host with no loop and no task module to show' },
 ];
 
 const BY_KEY = new Map(STATES.map((s) => [`${s.source}:${s.id}`, s]));
@@ -93,7 +105,7 @@ export function groupById(id: GroupId): StateGroup {
 }
 
 /** A value this autodeck does not know (a newer one wrote it): its word as it is, in the group such values belong to. */
-const UNKNOWN_GROUP: Record<StateSource, GroupId> = { loop: 'running', outcome: 'stopped', lifecycle: 'idle', derived: 'idle' };
+const UNKNOWN_GROUP: Record<StateSource, GroupId> = { loop: 'running', outcome: 'stopped', lifecycle: 'idle', derived: 'idle', host: 'failed' };
 
 export function stateDef(source: StateSource, id: string): StateDef {
   return BY_KEY.get(`${source}:${id}`) ?? { source, id, word: id, group: UNKNOWN_GROUP[source], tone: 'muted', meaning: 'a state this autodeck does not know' };
@@ -104,13 +116,20 @@ export interface StateInput {
   loop?: Pick<LoopRow, 'status' | 'waitingFor' | 'stopReason'> | undefined;
   lastOutcome?: string | undefined;
   lifecycle?: string | undefined;
+  /** A host's own row: why it is there (it is no module). */
+  hostIssue?: HostIssueKind | undefined;
+  /** A loop as last seen on a host that does not answer now. */
+  stale?: boolean | undefined;
 }
 
 /**
- * A live loop that waits on a person needs you, whatever its status; any other loop is its
+ * A host's own row is its issue; a loop last seen on a host that does not answer is stale;
+ * a live loop that waits on a person needs you, whatever its status; any other loop is its
  * status; with no loop, the last run's outcome; with none, the module's own status.
  */
 export function stateOf(m: StateInput): StateDef {
+  if (m.hostIssue !== undefined) return stateDef('host', m.hostIssue);
+  if (m.stale) return stateDef('derived', 'stale');
   if (m.loop) {
     if (m.loop.status !== 'failed' && needsYou(m.loop)) return stateDef('derived', 'needs_you');
     return stateDef('loop', m.loop.status);

@@ -27,6 +27,8 @@ export interface LoopEvent {
   /** How many times this event happened in a row (1 when absent); `lastAt` the newest. */
   repeats?: number;
   lastAt?: string;
+  /** The host it happened on, when it was read from another one (src/hosts/); not stored. */
+  host?: string;
 }
 
 /** What the log has dropped to stay bounded. */
@@ -40,6 +42,7 @@ export class EventStore {
   private readonly ins;
   private readonly last;
   private readonly lastFor;
+  private readonly after;
   private readonly newestFor;
   private readonly bump;
   private readonly pruned;
@@ -49,6 +52,7 @@ export class EventStore {
     this.ins = db.prepare('INSERT INTO events (at, session_name, task_dir, kind, detail) VALUES (?, ?, ?, ?, ?)');
     this.last = db.prepare('SELECT * FROM (SELECT * FROM events ORDER BY id DESC LIMIT ?) ORDER BY id');
     this.lastFor = db.prepare('SELECT * FROM (SELECT * FROM events WHERE task_dir = ? ORDER BY id DESC LIMIT ?) ORDER BY id');
+    this.after = db.prepare('SELECT * FROM (SELECT * FROM events WHERE id > ? ORDER BY id DESC LIMIT ?) ORDER BY id');
     this.newestFor = db.prepare('SELECT id, kind, detail, repeats FROM events WHERE task_dir = ? ORDER BY id DESC LIMIT 1');
     this.bump = db.prepare('UPDATE events SET repeats = repeats + 1, last_at = ? WHERE id = ?');
     this.pruned = db.prepare('SELECT rows, newest_dropped_at FROM events_pruned WHERE id = 1');
@@ -78,21 +82,12 @@ export class EventStore {
   /** The last `limit` events, oldest first. */
   list(limit = 50, taskDir?: string): LoopEvent[] {
     const rows = (taskDir === undefined ? this.last.all(limit) : this.lastFor.all(taskDir, limit)) as Record<string, unknown>[];
-    return rows.map((r) => {
-      const e: LoopEvent = {
-        id: r.id as number,
-        at: r.at as string,
-        session: r.session_name as string,
-        taskDir: r.task_dir as string,
-        kind: r.kind as EventKind,
-        detail: parseDetail(r.detail),
-      };
-      if (typeof r.repeats === 'number' && r.repeats > 1) {
-        e.repeats = r.repeats;
-        if (typeof r.last_at === 'string') e.lastAt = r.last_at;
-      }
-      return e;
-    });
+    return rows.map(eventOf);
+  }
+
+  /** The newest `limit` events after the one with id `afterId`, oldest first (what a reader elsewhere has not seen yet). */
+  since(afterId: number, limit: number): LoopEvent[] {
+    return (this.after.all(afterId, limit) as Record<string, unknown>[]).map(eventOf);
   }
 
   /** How many old events were pruned so far, and the time of the newest of them. */
@@ -109,6 +104,22 @@ export class EventStore {
 
 /** Longer details may come from a version that stored them unbounded: bounded on reading. */
 export const BOUND_ON_READ_CHARS = 4096;
+
+function eventOf(r: Record<string, unknown>): LoopEvent {
+  const e: LoopEvent = {
+    id: r.id as number,
+    at: r.at as string,
+    session: r.session_name as string,
+    taskDir: r.task_dir as string,
+    kind: r.kind as EventKind,
+    detail: parseDetail(r.detail),
+  };
+  if (typeof r.repeats === 'number' && r.repeats > 1) {
+    e.repeats = r.repeats;
+    if (typeof r.last_at === 'string') e.lastAt = r.last_at;
+  }
+  return e;
+}
 
 function parseDetail(text: unknown): Record<string, unknown> {
   try {

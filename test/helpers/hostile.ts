@@ -131,3 +131,19 @@ export const hasControl = (s: string): boolean => /[\u0000-\u001f\u007f-\u009f]/
 
 /** numRuns for a property: modest, so the suite's time stays small; FUZZ_RUNS_FACTOR multiplies it for a longer local run. */
 export const runs = (n: number): number => Math.max(1, Math.round(n * Number(process.env.FUZZ_RUNS_FACTOR ?? 1)));
+
+/** Module paths a remote loop may have: every one must reach the remote program as one word. */
+export const HOSTILE_PATHS = [
+  '/home/u/AiTasks/with space',
+  "/home/u/AiTasks/it's",
+  '/home/u/AiTasks/"dq"',
+  '/home/u/AiTasks/$(touch pwned)',
+  '/home/u/AiTasks/`touch pwned`',
+  '/home/u/AiTasks/a;b&&c|d',
+  '-rf',
+  '--version',
+  '/home/u/AiTasks/$HOME ${x} * ? [a] ~ #x !',
+  '/home/u/AiTasks/new\nline',
+  '/home/u/AiTasks/back\\slash\\\\',
+  'é❯∙ 日本',
+];

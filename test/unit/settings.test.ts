@@ -179,6 +179,11 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ worktree: 'maybe' }, 'worktree', '--worktree: "maybe" is not true or false'],
     [{ worktreeBase: '--exec=x' }, 'worktreeBase', '--worktree-base: "--exec=x" is not a branch, tag or commit name'],
     [{ claudePermissionMode: 'yolo' }, 'claudePermissionMode', '--claude-permission-mode: "yolo" is not one of inherit, manual, auto, acceptEdits, plan, dontAsk, bypassPermissions'],
+    [{ host: ['-oProxyCommand=x'] }, 'hosts', '--host: "-oProxyCommand=x" is not a host: it must not start with "-"'],
+    [{ local: 'maybe' }, 'local', '--local: "maybe" is not yes or no'],
+    [{ sshCommand: '' }, 'sshCommand', '--ssh-command: the ssh command is empty'],
+    [{ sshCommand: 'ssh; rm -rf ~' }, 'sshCommand', '--ssh-command: shell operator ";" is not allowed: ssh is started without a shell; quote it to pass it literally'],
+    [{ hostPoll: '0' }, 'hostPollSeconds', '--host-poll: 0 is out of range (> 0)'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
@@ -488,5 +493,43 @@ describe('command line', () => {
       expect(help).toContain(row.env);
     }
     expect(SETTINGS_TABLE.find((r) => r.name === 'timeoutMinutes')?.env).toBe('AUTODECK_TIMEOUT_MINUTES');
+  });
+});
+
+describe('hosts', () => {
+  it('come from the user file, a host named by a flag taking what the file says of it', () => {
+    const w = workspace({ user: { hosts: ['build', { name: 'me@gpu:2222', label: 'gpu', autodeck: '~/bin/autodeck', roots: ['/srv/AiTasks'] }] } });
+    expect(w.resolve().value.hosts.map((h) => h.label)).toEqual(['build', 'gpu']);
+    const flagged = w.resolve({ host: ['gpu'] });
+    expect(flagged.errors).toEqual([]);
+    expect(flagged.value.hosts).toEqual([{ label: 'gpu', destination: 'me@gpu', port: 2222, autodeck: '~/bin/autodeck', roots: ['/srv/AiTasks'] }]);
+    expect(w.resolve({ host: ['other:2200'] }).value.hosts).toEqual([{ label: 'other:2200', destination: 'other', port: 2200 }]);
+    expect(w.resolve({}, { AUTODECK_HOSTS: 'a, b' }).value.hosts.map((h) => h.label)).toEqual(['a', 'b']);
+  });
+
+  it('refuses a bad host in a file, naming the file', () => {
+    const w = workspace({ project: { hosts: [{ name: 'gpu', autodeck: 'bin/autodeck' }] } });
+    const r = w.resolve();
+    expect(r.errors.map((e) => e.setting)).toEqual(['hosts']);
+    expect(lines(r.errors)[0]).toContain(w.projectFile);
+  });
+
+  it('--no-local turns this machine off; the file may say "local": false', () => {
+    expect(workspace().resolve().value.local).toBe(true);
+    expect(workspace().resolve({ local: false }).value.local).toBe(false);
+    expect(workspace({ user: { local: false } }).resolve().value.local).toBe(false);
+    expect(workspace().resolve({}, { AUTODECK_LOCAL: 'no' }).value.local).toBe(false);
+  });
+
+  it('reads --no-local and repeated --host from the command line', () => {
+    for (const argv of [['--no-local', '--host', 'a', '--host', 'b'], ['status', '--json', '--no-local', '--host', 'a', '--host', 'b']]) {
+      const line = parseCommandLine(argv);
+      if (line.kind !== 'command') throw new Error('not a command');
+      const r = workspace().resolve(line.flags);
+      expect(r.errors).toEqual([]);
+      expect(r.value.local).toBe(false);
+      expect(r.value.hosts.map((h) => h.label)).toEqual(['a', 'b']);
+    }
+    expect(() => parseCommandLine(['--no-db'])).toThrow(/unknown flag --no-db/);
   });
 });

@@ -1,0 +1,23 @@
+import type { EventEmitter } from 'node:events';
+import type { LoopEvent } from '../store/events.js';
+
+/** This machine's name in the API's `host` fields, as in `status --json --host`. */
+export const LOCAL = 'local';
+
+/** One other host as a dashboard last read it: its loops and runs, or why there are none. */
+export interface HostStatus {
+  host: string;
+  /** `ok`, or unreachable, no-autodeck, too-old, error, connecting. */
+  state: string;
+  message?: string;
+  version?: string;
+  loops: Record<string, unknown>[];
+  recent: Record<string, unknown>[];
+}
+
+/** What the API of a dashboard over several hosts (src/hosts/) serves of the others. */
+export interface HostsView {
+  hostStatus(): HostStatus[];
+  /** 'event' for each event read from another host, with its `host`. */
+  readonly remoteEvents: EventEmitter<{ event: [LoopEvent] }>;
+}
