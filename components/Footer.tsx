@@ -7,6 +7,8 @@ import { useTheme } from './theme.js';
 
 /** Commands a narrow footer leaves to the help overlay: moving is known, the rest is one `?` away. */
 const NARROW_HIDDEN = new Set(['up', 'down', 'log', 'history', 'filter', 'forceStop']);
+/** Commands for Claude Code's own sessions: in the footer only while one is selected. */
+const CLAUDE_ONLY = new Set(['answer', 'prompt']);
 
 /**
  * The footer: every command's key and short label from the command table; unavailable ones
@@ -15,7 +17,7 @@ const NARROW_HIDDEN = new Set(['up', 'down', 'log', 'history', 'filter', 'forceS
 export const Footer = memo(function Footer({ row, breakpoint, width }: { row: DeckRow | undefined; breakpoint: Breakpoint; width: number }) {
   const theme = useTheme();
   const ctx = { row };
-  const all = COMMANDS.filter((c) => c.id !== 'down').filter((c) => breakpoint === 'wide' || !NARROW_HIDDEN.has(c.id)).map((c) => {
+  const all = COMMANDS.filter((c) => c.id !== 'down' && (row?.claude !== undefined || !CLAUDE_ONLY.has(c.id))).filter((c) => breakpoint === 'wide' || !NARROW_HIDDEN.has(c.id)).map((c) => {
     const keys = c.id === 'up' ? '↑↓' : keyLabel(c.keys[0]!);
     const label = c.id === 'up' ? 'move' : c.label;
     const off = c.disabled?.(ctx) !== undefined;

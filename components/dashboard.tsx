@@ -16,6 +16,8 @@ import { keyTrace, keyTraceOn, startupMark } from '../src/trace.js';
 import { FrameWriter, LIVE_TICK_MS, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
 import { everyNthTick, ticksIn } from '../src/supervisor/tick.js';
 import { LiveColumns, LiveColumnsContext } from './hooks/liveColumns.js';
+import { startClaudeService } from '../src/claudeSessions/service.js';
+import { isClaudeKey } from '../src/claudeSessions/rowActions.js';
 
 /**
  * Ink's render throttle: none (0). A key's effect is drawn as soon as React has rendered
@@ -34,6 +36,21 @@ type Next = { kind: 'quit' } | { kind: 'attach'; key: string };
 
 // The bin starts the dashboard's own call through the bundle itself (no ES module loaded).
 export { dashboardEntry } from '../src/entries/dashboard.js';
+
+/** A Claude Code session in this terminal through `claude attach`, until the detach key; what to say after. */
+async function attachClaude(model: LiveModel, key: string, io: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }, detachByte: string): Promise<UiState['message']> {
+  const taken = model.claude?.attach(key);
+  if (!taken) return { text: 'Claude Code sessions are not watched here', tone: 'error' };
+  if ('ok' in taken) return { text: printable(`not attached: ${taken.message}`), tone: 'error' };
+  try {
+    const how = await attach(taken.session, io, { detachByte });
+    return { text: how === 'exited' ? 'claude attach ended' : `detached from ${printable(taken.session.name)}`, tone: 'info' };
+  } catch (err) {
+    return { text: `attach failed: ${printable((err as Error).message.split('\n')[0]!)}`, tone: 'error' };
+  } finally {
+    taken.release();
+  }
+}
 
 /**
  * The dashboard (`autodeck`, `autodeck demo`): the supervisor in this process, adopting
@@ -68,6 +85,10 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
     model = new LiveModel(supervisor, store, settings.roots);
+    // Claude Code's own sessions beside the loops (nothing runs while Claude Code has none)
+    const claude = startClaudeService({ supervisor, store, settings, takeOrphans: true });
+    cleanup.push(() => claude.close());
+    model.showClaude(claude);
     startupMark('dashboard: model');
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});
@@ -150,6 +171,11 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       frames.pause();
       keys.release();
       if (next.kind === 'quit') break;
+      if (isClaudeKey(next.key)) {
+        ui = { ...ui, overlay: { kind: 'none' }, message: await attachClaude(model, next.key, { input: stdin, output: stdout }, detachByte) };
+        stdout.write(ENTER_ALT_SCREEN);
+        continue;
+      }
       const taken = model.takeSession(next.key);
       if (!taken) {
         ui = { ...ui, message: { text: 'that agent is no longer running here', tone: 'error' } };

@@ -24,6 +24,7 @@ const usage = (settingsHelp: string): string => `
     autodeck demo [--fast | --speed S]       real loops on a demo workspace, with the simulated agent
                                              (paced for a person, ~90 s; --fast: seconds; S: seconds a step)
     autodeck sim TASK_DIR                    the simulated agent
+    autodeck adopt ID                        govern one of Claude Code's background sessions like a loop
 
   Command flags
     --json            machine-readable output (run: NDJSON events on stdout)
@@ -42,7 +43,7 @@ const usage = (settingsHelp: string): string => `
 ${settingsHelp.replace(/^/gm, '  ')}
 `;
 
-const COMMANDS = ['new', 'run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook'] as const;
+const COMMANDS = ['new', 'run', 'status', 'stop', 'lookup', 'log', 'history', 'sim', 'demo', 'serve', 'init', 'hook', 'adopt'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 async function dispatch(name: CommandName, ctx: CommandContext): Promise<number> {
@@ -64,13 +65,15 @@ async function dispatch(name: CommandName, ctx: CommandContext): Promise<number>
     case 'demo':
       return (await import('./commands/demo.js')).demo(ctx);
     case 'history':
-      return (await import('./commands/history.js')).history(ctx);
+      return (await import('./commands/history.js')).historyCommand(ctx);
     case 'serve':
       return (await import('./commands/serve.js')).serve(ctx);
     case 'init':
       return (await import('./commands/init.js')).init(ctx);
     case 'hook':
       return (await import('./commands/hook.js')).hook(ctx);
+    case 'adopt':
+      return (await import('./commands/adopt.js')).adopt(ctx);
   }
 }
 

@@ -4,6 +4,8 @@
  * route and method of ROUTES is here and nothing else is.
  */
 
+import { CLAUDE_PATHS, CLAUDE_SCHEMAS } from './claudeOpenApi.js';
+
 const error = { $ref: '#/components/responses/Error' };
 const sessionId = {
   name: 'id', in: 'path', required: true,
@@ -97,6 +99,7 @@ const DOCUMENT = {
         responses: { 200: { description: 'The OpenAPI 3.1 description.', content: { 'application/json': { schema: { type: 'object' } } } }, 401: error },
       },
     },
+    ...CLAUDE_PATHS,
   },
   components: {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -107,6 +110,7 @@ const DOCUMENT = {
       },
     },
     schemas: {
+      ...CLAUDE_SCHEMAS,
       StartRequest: {
         type: 'object',
         required: ['taskDir'],

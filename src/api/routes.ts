@@ -13,6 +13,7 @@ import { excerpt, HttpError, readJsonObject } from './body.js';
 import { suggestionFor } from '../history/forModule.js';
 import type { EventHub } from './events.js';
 import { openApiDocument } from './openapi.js';
+import { CLAUDE_ROUTES } from './claudeRoutes.js';
 
 /** What the routes work with. */
 export interface ApiDeps {
@@ -177,6 +178,8 @@ export const ROUTES: readonly Route[] = [
   { pattern: /^\/api\/task-auto\/lookup$/, handlers: { GET: lookupLoop } },
   { pattern: /^\/api\/events$/, handlers: { GET: streamEvents } },
   { pattern: /^\/api\/openapi\.json$/, handlers: { GET: getOpenApi } },
+  // Claude Code's own sessions
+  ...CLAUDE_ROUTES,
 ];
 
 export type Match = { route: Route; params: string[] } | undefined;

@@ -4,7 +4,8 @@ import { projectDir } from '../paths.js';
 import { writeFileAtomic } from '../protocol/atomic.js';
 import { STATE_EVENTS } from '../hooks/state.js';
 import { commandHooks } from '../hooks/claudeHooks.js';
-import { hookCommands, type HookCommands } from '../hooks/commands.js';
+import { hookCommands, permissionHookCommand, type HookCommands } from '../hooks/commands.js';
+import { PERMISSION_HOOK_TIMEOUT_S } from '../claudeSessions/hookTimeout.js';
 import { classifyInstalledSkill, SKILL_NAME, SKILL_PATH, SKILL_VERSION, skillFile } from '../skill/autodeckAuto.js';
 import { EXIT, line, type CommandContext } from './context.js';
 
@@ -34,7 +35,7 @@ export function init(ctx: CommandContext): number {
     line(ctx.stderr, `autodeck init: ${CLAUDE_SETTINGS} ${(err as Error).message}; fix it by hand and run init again (nothing was changed)`);
     return EXIT.usage;
   }
-  const hooks = mergeHooks(settings, hookCommands(process.env));
+  const hooks = mergeHooks(settings, { ...hookCommands(process.env), permission: permissionHookCommand(process.env) });
   if (hooks.error) {
     line(ctx.stderr, `autodeck init: ${CLAUDE_SETTINGS}: ${hooks.error}; fix it by hand and run init again (nothing was changed)`);
     return EXIT.usage;
@@ -127,19 +128,23 @@ export function mergeHooks(settings: Record<string, unknown>, commands: HookComm
     return { settings, changes: [], error: '"hooks" is not an object' };
   }
   const hooks = hooksValue as Record<string, unknown>;
-  const wanted: [string, 'stop' | 'state'][] = [['Stop', 'stop'], ...STATE_EVENTS.map((e): [string, 'state'] => [e, 'state'])];
+  const wanted: [string, HookKind][] = [['Stop', 'stop'], ...STATE_EVENTS.map((e): [string, 'state'] => [e, 'state'])];
+  // Claude Code's own sessions: their permission requests, held open until a person answers (long timeout)
+  if (commands.permission) wanted.push(['PermissionRequest', 'permission']);
   const changes: string[] = [];
   for (const [event, kind] of wanted) {
     const list = hooks[event] ?? [];
     if (!Array.isArray(list)) return { settings, changes: [], error: `"hooks.${event}" is not an array` };
-    const command = commands[kind];
+    const command = commands[kind]!;
+    const extra = kind === 'permission' ? { timeout: PERMISSION_HOOK_TIMEOUT_S } : {};
     const found = commandHooks(list).find((h) => isAutodeckHook(h.command, kind));
-    if (found && found.command === command) continue;
+    if (found && found.command === command && Object.entries(extra).every(([k, v]) => found[k] === v)) continue;
     if (found) {
       found.command = command;
+      Object.assign(found, extra);
       changes.push(`updated the ${event} hook: ${command}`);
     } else {
-      list.push({ hooks: [{ type: 'command', command }] });
+      list.push({ hooks: [{ type: 'command', command, ...extra }] });
       changes.push(`added the ${event} hook: ${command}`);
     }
     hooks[event] = list;
@@ -149,7 +154,9 @@ export function mergeHooks(settings: Record<string, unknown>, commands: HookComm
 }
 
 /** An `autodeck hook <kind>` command however it is spelled: `autodeck`, a path to it, or `node …/autodeck.js`. */
-export function isAutodeckHook(command: string, kind: 'stop' | 'state'): boolean {
+type HookKind = 'stop' | 'state' | 'permission';
+
+export function isAutodeckHook(command: string, kind: HookKind): boolean {
   return new RegExp(`(^|[\\s'"/\\\\])autodeck(\\.js)?['"]?\\s+hook\\s+${kind}(\\s|$|;|&|\\|)`).test(command);
 }
 

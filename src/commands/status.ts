@@ -25,8 +25,10 @@ export async function status(ctx: CommandContext): Promise<number> {
     const its = (taskDir: string, startedAt: string) => (perIteration ? { perIteration: store.iterations.list(taskDir, startedAt).map(iterationJson) } : {});
     const loops = store.loops.list().map((row) => ({ ...loopStatusJson(row, now, ownerAlive(row, { host, now })), ...its(row.taskDir, row.startedAt) }));
     const recent: Record<string, unknown>[] = store.runs.list(RECENT_RUNS).map((run) => ({ ...runJson(run), ...its(run.taskDir, run.startedAt) }));
+    // Claude Code's own sessions: asked only when Claude Code has session files
+    const claude = await (await import('../claudeSessions/status.js')).claudeStatus(store, ctx.settings.agent, now);
     if (format === 'json') {
-      line(ctx.stdout, JSON.stringify({ loops, recent }, null, 2));
+      line(ctx.stdout, JSON.stringify({ loops, recent, claudeSessions: claude.sessions, ...(claude.note ? { claudeNote: claude.note } : {}) }, null, 2));
       return 0;
     }
     const { duration, printable } = await import('../format/event.js');
@@ -42,6 +44,7 @@ export async function status(ctx: CommandContext): Promise<number> {
       if (l.perIteration) line(ctx.stdout, printable(`  ${iterationsText(l.perIteration)}`));
       if (l.needsYou) line(ctx.stdout, `  ? ${printable(needsYouLine(l.needsYou)).slice(0, 200)}`);
     }
+    for (const text of claude.lines) line(ctx.stdout, text);
     if (recent.length > 0) {
       line(ctx.stdout, '');
       line(ctx.stdout, 'Recent runs:');

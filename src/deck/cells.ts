@@ -5,6 +5,7 @@ import type { DeckRow } from './deck.js';
 import type { Outcome } from '../store/runs.js';
 import { ctxCellText, spendCellText } from '../spend/text.js';
 import { needsYou, needsYouLine } from './needsYou.js';
+import { claudeCells, claudeStateCell } from '../claudeSessions/cells.js';
 
 /** A semantic colour; components map it to a colour, or to nothing under NO_COLOR. */
 export type Tone = 'active' | 'ok' | 'warn' | 'bad' | 'muted';
@@ -56,6 +57,7 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
  * (what a person wants to know after a loop ended), else its lifecycle status.
  */
 export function stateCell(row: DeckRow): StateCell {
+  if (row.claude) return claudeStateCell(row.claude);
   if (row.loop) {
     // a live loop that waits on a person (issue 15): the word says so, whatever its status
     const waiting = row.loop.status !== 'failed' && needsYou(row.loop) ? NEEDS_YOU : undefined;
@@ -240,6 +242,7 @@ export const TIMED_CELLS: ReadonlySet<string> = new Set(['elapsed', 'lastSignal'
  * printable: a module name cannot drive the terminal.
  */
 export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
+  if (row.claude) return claudeCells(row.claude, row.name, now, process.env.HOME);
   let t = timelessByRow.get(row);
   if (t?.limits !== limits) {
     t = timelessCells(row, limits);

@@ -1,6 +1,7 @@
 import type { StateCell } from './cells.js';
 import type { DeckRow } from './deck.js';
 import { countTriage, TRIAGE_GLYPHS, triage, type TriageCounts } from './needsYou.js';
+import { claudeTriage } from '../claudeSessions/cells.js';
 
 /** One headline group and how many modules are in it, for the header. */
 export interface StateCount extends StateCell {
@@ -17,7 +18,7 @@ const GROUPS: readonly { key: keyof TriageCounts; cell: StateCell }[] = [
 
 /** The modules in the four groups, counted as the tmux segment counts them (`triage`), so the two never disagree. */
 export function triageOf(rows: readonly DeckRow[]): TriageCounts {
-  return countTriage(rows.map((r) => triage(r.loop, r.lastRun?.outcome, r.lifecycle)));
+  return countTriage(rows.map((r) => (r.claude ? claudeTriage(r.claude) : triage(r.loop, r.lastRun?.outcome, r.lifecycle))));
 }
 
 /**

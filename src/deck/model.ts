@@ -11,6 +11,8 @@ import type { LoopEvent } from '../store/events.js';
 import type { RunRow } from '../store/runs.js';
 import type { Session } from '../sessions/session.js';
 import { isBusyError } from '../store/db.js';
+import type { ClaudeService } from '../claudeSessions/service.js';
+import { claudeRowActions, isClaudeKey, type ClaudeRowActions } from '../claudeSessions/rowActions.js';
 
 /** What the dashboard needs from the settings. */
 export interface ModelSettings {
@@ -57,6 +59,8 @@ export interface DashboardModel {
   takeSession(key: string): { session: Session; release: () => void } | undefined;
   /** How many loops this process runs, by backend (for the quit dialog). */
   runningHere(): { pty: number; tmux: number };
+  /** Claude Code's own sessions (rows keyed `claude:…`): what can be done to them; absent when not watched. */
+  readonly claude?: ClaudeRowActions | undefined;
 }
 
 /**
@@ -90,6 +94,7 @@ export class LiveModel implements DashboardModel {
   private lastShownAt = 0;
   private rowsChanged = false;
   private eventsChanged = false;
+  claude: ClaudeRowActions | undefined;
 
   constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[]) {
     const s = supervisor.settings;
@@ -175,7 +180,15 @@ export class LiveModel implements DashboardModel {
     }
   }
 
+  /** Shows Claude Code's own sessions in the table, and acts on them. */
+  showClaude(service: ClaudeService): void {
+    this.claude = claudeRowActions(service);
+    this.deck.showClaude(service.watch);
+  }
+
   start(key: string, limits: Partial<Limits>): ActionResult {
+    // on a Claude Code session's row: adopt it as a loop with these limits
+    if (isClaudeKey(key)) return this.claude ? this.claude.adopt(key, limits) : { ok: false, message: 'Claude Code sessions are not watched here' };
     try {
       this.supervisor.start(key, limits);
       this.deck.poll();

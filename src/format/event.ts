@@ -65,6 +65,8 @@ export function describeEvent(e: LoopEvent): string {
     case 'needs_you':
       return `needs you (${String(d.reason).replace(/_/g, ' ')}): ${d.text}${d.rule ? ` [${d.rule}]` : ''}`;
     case 'ended':
+      // a Claude Code session that was not adopted: no iterations of autodeck's to count
+      if (d.iterations === undefined) return `ended: ${d.outcome}`;
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:
       return Object.keys(d).length ? JSON.stringify(d) : '';
