@@ -8,6 +8,12 @@ import { useTheme } from './theme.js';
 
 const HOST = printable(hostname());
 
+/** `7 modules`, and `· 2 Claude Code sessions` when some rows are Claude Code's own. */
+function modulesText(rows: readonly DeckRow[]): string {
+  const claude = rows.filter((r) => r.claude).length;
+  return `${rows.length - claude} modules${claude > 0 ? ` · ${claude} Claude Code session${claude === 1 ? '' : 's'}` : ''}`;
+}
+
 /**
  * The top line: the title, the host (loops are per machine), and how many modules need
  * you, failed, run and are done — the groups of `status --format tmux` (k9s/htop style).
@@ -19,7 +25,7 @@ export const Header = memo(function Header({ title, rows, filter, compact }: { t
   const filterText = filter ? ` · filter "${printable(filter)}"` : '';
   return (
     <Text wrap="truncate-end">
-      <Text bold color={theme.accent}>{compact ? title : `${title} · ${HOST} · ${rows.length} modules`}</Text>
+      <Text bold color={theme.accent}>{compact ? title : `${title} · ${HOST} · ${modulesText(rows)}`}</Text>
       {counts.map((c) => (
         <Text key={c.word}>
           {compact ? ' ' : '  '}

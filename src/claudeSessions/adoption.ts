@@ -7,7 +7,7 @@ import { TranscriptUsage } from '../spend/reader.js';
 import { mergePrices, spendOf, type ModelPrice } from '../spend/prices.js';
 import { ClaudeAdoptedStore, type AdoptedRow, type AdoptedSettings } from './adopted.js';
 import { activeAdoptedMs, governorStep, type GovernorStep } from './governor.js';
-import { sendPrompt, stopSession, type ActionContext } from './actions.js';
+import { ActionError, sendPrompt, stopSession, type ActionContext } from './actions.js';
 import { transcriptPath } from './files.js';
 import { claudeSessionName, claudeTaskDir } from './transitions.js';
 import type { ClaudeEntry, ClaudeWatch } from './watch.js';
@@ -109,6 +109,8 @@ interface Tracked {
   turns: TurnCounter;
   usage: TranscriptUsage;
   busy: boolean;
+  /** The resume after a limit was refused (this release would make a copy): said once, not tried again. */
+  resumeRefused: boolean;
 }
 
 export interface GovernorOptions {
@@ -183,7 +185,7 @@ export class ClaudeGovernor {
     let t = this.tracked.get(row.sessionId);
     if (!t) {
       const path = transcriptPath(this.o.configDir, row.cwd, row.sessionId);
-      t = { turns: new TurnCounter(path, row.startedAt), usage: new TranscriptUsage(path), busy: false };
+      t = { turns: new TurnCounter(path, row.startedAt), usage: new TranscriptUsage(path), busy: false, resumeRefused: false };
       this.tracked.set(row.sessionId, t);
     }
     return t;
@@ -240,14 +242,23 @@ export class ClaudeGovernor {
         this.closeWait(row, now, false);
         return;
       case 'resume': {
+        if (t.resumeRefused) return;
         this.async(t, async () => {
           const entry = this.o.watch.find(row.sessionId);
           if (!entry) return;
-          await this.o.watch.during(row.sessionId, async () => {
-            await sendPrompt(this.o.actions, entry.session, this.o.continuationMessage);
-            const fresh = this.adopted.get(row.sessionId);
-            if (fresh) this.closeWait({ ...fresh }, this.now(), true);
-          });
+          try {
+            await this.o.watch.during(row.sessionId, async () => {
+              await sendPrompt(this.o.actions, entry.session, this.o.continuationMessage);
+              const fresh = this.adopted.get(row.sessionId);
+              if (fresh) this.closeWait({ ...fresh }, this.now(), true);
+            });
+          } catch (err) {
+            if (!(err instanceof ActionError) || err.kind !== 'refused') throw err;
+            // it stays at its limit: a person sends it on (attach, and type)
+            t.resumeRefused = true;
+            this.event(row, 'needs_you', { reason: 'quota', text: `the usage limit has reset; autodeck cannot send this session on: ${err.message}`, adopted: true });
+            throw err;
+          }
         }, row);
         return;
       }

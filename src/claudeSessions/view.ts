@@ -48,7 +48,9 @@ export function isLive(s: ClaudeSession): boolean {
 
 function waitingNeed(s: ClaudeSession): ClaudeNeed {
   const what = s.waitingFor ?? '';
-  const reason: NeedReason = /permission/i.test(what) ? 'permission' : /input|question/i.test(what) ? 'question' : 'input';
+  // the job's `needs` says which (2.1.197 lists a question as a `permission prompt` too)
+  const reason: NeedReason = /^answer\b/i.test(s.needs ?? '') ? 'question'
+    : /permission/i.test(what) || /^approve\b/i.test(s.needs ?? '') ? 'permission' : /input|question/i.test(what) ? 'question' : 'input';
   return { reason, text: s.needs ?? s.detail ?? (what || 'waiting') };
 }
 
@@ -71,11 +73,14 @@ export function claudeView(s: ClaudeSession, now: number, open?: OpenRequestView
   if (open && live) {
     return { phase: 'needs_you', word: 'needs you', live, need: { reason: open.kind, text: open.text, requestId: open.id } };
   }
-  if (status === 'waiting') return { phase: 'needs_you', word: 'needs you', live, need: waitingNeed(s) };
-  if (state === 'blocked' && status !== 'busy') {
+  // a usage limit: the job says so; a dialog open meanwhile is Claude Code's own menu about it (2.1.197)
+  if (state === 'blocked' && status !== 'busy' && !/permission|input/i.test(s.waitingFor ?? '')) {
     const limit = limitNeed(s, now);
     if (limit) return { phase: 'limit', word: 'limit', live, need: limit };
-    if (live) return { phase: 'needs_you', word: 'needs you', live, need: { reason: 'input', text: s.needs ?? s.detail ?? 'blocked' } };
+  }
+  if (status === 'waiting') return { phase: 'needs_you', word: 'needs you', live, need: waitingNeed(s) };
+  if (state === 'blocked' && status !== 'busy' && live) {
+    return { phase: 'needs_you', word: 'needs you', live, need: { reason: 'input', text: s.needs ?? s.detail ?? 'blocked' } };
   }
   if (status === 'busy') return { phase: 'working', word: 'working', live };
   if (status === 'idle') {

@@ -9,7 +9,10 @@ import { runCli, startCli, type CliRun } from '../helpers/cli.js';
 import { http } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait.js';
 import { TmuxPane } from '../helpers/tmux.js';
+import { openSse } from '../helpers/sse.js';
 import { apiTokenPath } from '../../src/api/token.js';
+import { RESUMES_IN_PLACE_SINCE } from '../../src/claudeSessions/actions.js';
+import { compareVersions, parseVersion } from '../../src/agents/claudeVersion.js';
 
 // Claude Code's own sessions beside autodeck's loops, with the real Claude Code against the
 // fake API: sessions started outside autodeck (idle, waiting on a permission, at a usage
@@ -61,6 +64,9 @@ afterEach(async (ctx) => {
   ws = fake = loopFake = claude = pane = undefined;
 });
 
+/** Whether this release continues a stopped background session under its own id (2.1.197 starts a copy). */
+const resumesInPlace = (version: string) => compareVersions(parseVersion(version)!, parseVersion(RESUMES_IN_PLACE_SINCE)!) >= 0;
+
 /** The permission mode that makes a background session ask before writing a file. */
 const manual = (version: string) => (version === '2.1.197' ? 'default' : 'manual');
 
@@ -105,9 +111,14 @@ for (const install of installs) {
       pane = await TmuxPane.start({ argv: ['claude'], cwd: ws.dir, env: c.env as Record<string, string> });
       await waitFor(async () => (await c.agents(false)).some((a) => a.kind === 'interactive'), 'the interactive session listed', 90_000, 500);
 
+      // notifications: a command that keeps each one
+      const notes = join(ws.dir, 'notes.jsonl');
+      const notify = join(ws.dir, 'notify.sh');
+      writeFileSync(notify, `#!/bin/sh\ncat >> ${notes}\necho >> ${notes}\n`, { mode: 0o755 });
+
       // 2. autodeck: serve with its API, and a loop of its own whose agent is Claude Code too
       const serve = async () => {
-        const run = startCli(ws!, ['serve', '--api-port', '0', '--root', ws!.root, '--agent', loopAgent, '--agent-profile', 'claude', '--heartbeat', '5'], { env });
+        const run = startCli(ws!, ['serve', '--api-port', '0', '--root', ws!.root, '--agent', loopAgent, '--agent-profile', 'claude', '--heartbeat', '5', '--stall-threshold', '60', '--notify-command', notify], { env });
         runs.push(run);
         const m = await waitFor(() => /autodeck serve: http:\/\/127\.0\.0\.1:(\d+)/.exec(run.stderr()), 'serve listening', 60_000);
         return { run, port: Number(m[1]), token: readFileSync(apiTokenPath(env), 'utf8').trim() };
@@ -152,6 +163,11 @@ for (const install of installs) {
       expect(log.some((e) => e.kind === 'needs_you' && e.taskDir === `claude:${asked.sessionId}`)).toBe(true);
       expect(log.some((e) => e.kind === 'quota_wait' && e.taskDir === `claude:${listed.find((s) => s.id === limited)!.sessionId}`)).toBe(true);
 
+      // a notification said the permission request needs a person
+      const noted = await waitFor(() => (existsSync(notes) ? readFileSync(notes, 'utf8') : ''), 'a notification', 30_000, 250);
+      expect(noted).toContain(`claude:${asked.sessionId}`);
+      expect(noted).toMatch(/needs you \(permission\)/);
+
       // 3. approve: the hook hands Claude Code the answer; the file is written; the transcript has no stray message
       fake.push({ text: 'Wrote approved.txt.' });
       const answered = await post(`/api/claude-sessions/${asking}/answer`, { decision: 'allow' });
@@ -168,12 +184,20 @@ for (const install of installs) {
       const before = (await c.agents(true)).filter((a) => a.kind === 'background').length;
       const idleId = listed.find((s) => s.id === idle)!.sessionId;
       expect((await post(`/api/claude-sessions/${busy}/prompt`, { prompt: 'hurry' })).status).toBe(409);
-      fake.push({ text: 'Second answer, same session.' });
-      const sent = await post(`/api/claude-sessions/${idle}/prompt`, { prompt: 'a second prompt' });
-      expect(sent.status, sent.text).toBe(202);
-      expect(sent.json).toMatchObject({ id: idle, sessionId: idleId });
-      await waitFor(() => readFileSync(join(transcriptDir(c.home, ws!.dir), `${idleId}.jsonl`), 'utf8').includes('Second answer, same session.'), 'the answer in the same transcript', 90_000, 500);
-      expect(readFileSync(join(transcriptDir(c.home, ws.dir), `${idleId}.jsonl`), 'utf8')).toContain('a second prompt');
+      if (resumesInPlace(install.version)) {
+        fake.push({ text: 'Second answer, same session.' });
+        const sent = await post(`/api/claude-sessions/${idle}/prompt`, { prompt: 'a second prompt' });
+        expect(sent.status, sent.text).toBe(202);
+        expect(sent.json).toMatchObject({ id: idle, sessionId: idleId });
+        await waitFor(() => readFileSync(join(transcriptDir(c.home, ws!.dir), `${idleId}.jsonl`), 'utf8').includes('Second answer, same session.'), 'the answer in the same transcript', 90_000, 500);
+        expect(readFileSync(join(transcriptDir(c.home, ws.dir), `${idleId}.jsonl`), 'utf8')).toContain('a second prompt');
+      } else {
+        // this release continues a background session only as a copy: refused, before anything was stopped
+        const refused = await post(`/api/claude-sessions/${idle}/prompt`, { prompt: 'a second prompt' });
+        expect(refused.status, refused.text).toBe(400);
+        expect(refused.json.error).toMatch(/only as a copy/);
+        expect((await c.agents(true)).find((a) => a.id === idle)).toMatchObject({ status: 'idle' });
+      }
       expect((await c.agents(true)).filter((a) => a.kind === 'background').length).toBe(before);
 
       // 5. a restarted autodeck finds them all again
@@ -186,12 +210,24 @@ for (const install of installs) {
         const by = (id: string) => all.find((s) => s.id === id);
         return by(idle)?.state === 'idle' && by(asking)?.state === 'idle' && by(limited)?.state === 'limit' && by(busy)?.state === 'working' ? all : undefined;
       }, 'the sessions found again by the new autodeck', 120_000, 500);
-      expect(again.filter((s) => s.kind === 'interactive').length).toBeGreaterThanOrEqual(2);
+      expect(again.filter((s) => s.kind === 'interactive' && s.loop === null)).toHaveLength(1);
+      expect(again.filter((s) => s.kind === 'interactive' && s.loop === dir)).toHaveLength(1);
 
-      // 6. a stop ends one
-      expect((await post(`/api/claude-sessions/${busy}/stop`, {})).status).toBe(202);
-      await waitFor(async () => (await sessions()).find((s) => s.id === busy)?.state === 'stopped', 'the busy session stopped', 60_000, 500);
-      expect((await c.agents(true)).find((a) => a.id === busy)).toMatchObject({ state: 'stopped' });
+      // 6. a stop ends one; the event stream says so, and history lists it
+      const stream = await openSse(api.port, '/api/events', api.token);
+      try {
+        expect((await post(`/api/claude-sessions/${busy}/stop`, {})).status).toBe(202);
+        await waitFor(async () => (await sessions()).find((s) => s.id === busy)?.state === 'stopped', 'the busy session stopped', 60_000, 500);
+        expect((await c.agents(true)).find((a) => a.id === busy)).toMatchObject({ state: 'stopped' });
+        const busyId = listed.find((s) => s.id === busy)!.sessionId;
+        const ended = await waitFor(() => stream.frames.map((f) => JSON.parse(f.data) as { kind: string; taskDir: string; detail: { outcome?: string } })
+          .find((e) => e.kind === 'ended' && e.taskDir === `claude:${busyId}`), 'the end on the event stream', 30_000, 250);
+        expect(ended.detail.outcome).toBe('stopped');
+      } finally {
+        stream.close();
+      }
+      const history = JSON.parse((await runCli(ws, ['history', '--json'], { env })).stdout) as { claudeSessions: ApiSession[] };
+      expect(history.claudeSessions.find((s) => s.id === busy)).toMatchObject({ state: 'stopped' });
 
       // the loop's own stop, then the user's settings untouched
       expect((await http({ method: 'DELETE', path: `/api/sessions/${started.json.session}/task-auto`, port: api.port, token: api.token })).status).toBe(202);
