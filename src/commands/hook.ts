@@ -66,8 +66,6 @@ export function hookUsageError(args: readonly string[], interactive: () => boole
  * reached. Imports what it needs only once it knows it has work, to start fast.
  */
 export async function runHook(io: HookIo): Promise<number> {
-  // Claude Code's own sessions (not started by autodeck): their permission requests and questions.
-  if (io.args[0] === 'permission') return (await import('../claudeSessions/permissionHookCli.js')).permissionHook(io);
   const session = io.env.AUTODECK_SESSION;
   if (!session) return 0;
   // autodeck gave this session its own copies of the hooks (--settings, marked --injected):
