@@ -105,13 +105,13 @@ export async function sendPrompt(ctx: ActionContext, s: ClaudeSession, prompt: s
   backgroundOnly(s, 'type');
   if (!s.sessionId) throw new ActionError('refused', `${s.id}: Claude Code listed no full session id, and a short id would start a copy`);
   if (prompt.trim() === '') throw new ActionError('refused', 'the prompt is empty');
-  if (s.status === 'busy') throw new ActionError('conflict', `${s.id} is busy with a turn; send when it is idle (refused, not queued)`);
-  if (s.status === 'waiting') throw new ActionError('conflict', `${s.id} waits on ${s.waitingFor ?? 'a person'}; answer that first`);
   const version = await claudeVersion(ctx);
   if (version && !atLeast(version, RESUMES_IN_PLACE_SINCE)) {
     throw new ActionError('refused', `Claude Code ${version.join('.')} continues a background session only as a copy (a new id); `
       + `nothing was sent. Attach and type it, or update Claude Code (${RESUMES_IN_PLACE_SINCE} continues it under its own id)`);
   }
+  if (s.status === 'busy') throw new ActionError('conflict', `${s.id} is busy with a turn; send when it is idle (refused, not queued)`);
+  if (s.status === 'waiting') throw new ActionError('conflict', `${s.id} waits on ${s.waitingFor ?? 'a person'}; answer that first`);
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = ctx.now ?? Date.now;
   if (isLive(s)) {

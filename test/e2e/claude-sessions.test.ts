@@ -208,10 +208,12 @@ for (const install of installs) {
       const again = await waitFor(async () => {
         const all = await sessions();
         const by = (id: string) => all.find((s) => s.id === id);
-        return by(idle)?.state === 'idle' && by(asking)?.state === 'idle' && by(limited)?.state === 'limit' && by(busy)?.state === 'working' ? all : undefined;
+        // (the loop is taken up again by the new autodeck: its agent is a new process, marked as the loop's once it runs)
+        const loops = all.filter((s) => s.kind === 'interactive' && s.loop === dir).length;
+        return by(idle)?.state === 'idle' && by(asking)?.state === 'idle' && by(limited)?.state === 'limit' && by(busy)?.state === 'working' && loops === 1 ? all : undefined;
       }, 'the sessions found again by the new autodeck', 120_000, 500);
-      expect(again.filter((s) => s.kind === 'interactive' && s.loop === null)).toHaveLength(1);
-      expect(again.filter((s) => s.kind === 'interactive' && s.loop === dir)).toHaveLength(1);
+      const personPid = Number((await pane.tmux(['display-message', '-p', '-t', 'main', '#{pane_pid}'])).trim());
+      expect(again.find((s) => s.pid === personPid)).toMatchObject({ kind: 'interactive', loop: null, state: 'idle' });
 
       // 6. a stop ends one; the event stream says so, and history lists it
       const stream = await openSse(api.port, '/api/events', api.token);
