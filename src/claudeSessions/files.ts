@@ -32,8 +32,13 @@ function statKey(path: string): string {
  * Code has no session folders at all: then nothing is listed and nothing runs.
  */
 export function sessionFilesFingerprint(configDir: string, watchJobs: readonly string[] = [], watchPids: readonly number[] = []): string {
+  const base = sessionFolders(configDir);
+  return base === '' ? '' : `${base}\n${watchedFingerprint(configDir, watchJobs, watchPids)}`;
+}
+
+/** The session files and the jobs folder; '' when Claude Code has neither folder. */
+export function sessionFolders(configDir: string): string {
   const sessionsDir = join(configDir, 'sessions');
-  const jobsDir = join(configDir, 'jobs');
   let names: string[] = [];
   let sessionsThere = true;
   try {
@@ -41,10 +46,15 @@ export function sessionFilesFingerprint(configDir: string, watchJobs: readonly s
   } catch {
     sessionsThere = false;
   }
-  const jobs = statKey(jobsDir);
+  const jobs = statKey(join(configDir, 'jobs'));
   if (!sessionsThere && jobs === '-') return '';
-  const parts = [jobs, ...names.map((n) => `${n}=${statKey(join(sessionsDir, n))}`)];
-  for (const id of watchJobs) parts.push(`job ${id}=${statKey(join(jobsDir, id, 'state.json'))}`);
+  return [jobs, ...names.map((n) => `${n}=${statKey(join(sessionsDir, n))}`)].join('\n');
+}
+
+/** The state files of the jobs that run, and whether each listed process is alive. */
+export function watchedFingerprint(configDir: string, watchJobs: readonly string[], watchPids: readonly number[]): string {
+  const parts: string[] = [];
+  for (const id of watchJobs) parts.push(`job ${id}=${statKey(join(configDir, 'jobs', id, 'state.json'))}`);
   for (const pid of watchPids) parts.push(`pid ${pid}=${pidAlive(pid) ? 1 : 0}`);
   return parts.join('\n');
 }

@@ -3,7 +3,7 @@ import type { Store } from '../store/index.js';
 import type { LoopEvent } from '../store/events.js';
 import type { TickSource } from '../supervisor/tick.js';
 import type { ClaudeSession } from './listing.js';
-import { claudeConfigDir, pidAlive, sessionFilesFingerprint } from './files.js';
+import { claudeConfigDir, pidAlive, sessionFolders, watchedFingerprint } from './files.js';
 import { listClaudeSessions, type RunProgram } from './reader.js';
 import { ClaudeRequestStore, type ClaudeRequestRow } from './requests.js';
 import { ClaudeAdoptedStore, type AdoptedRow } from './adopted.js';
@@ -30,6 +30,12 @@ export interface ClaudeEntry {
   loop?: string | undefined;
 }
 
+/** Whether two entries show the same (Claude Code's words, the view, the request, the adoption). */
+function sameEntry(a: ClaudeEntry, b: ClaudeEntry): boolean {
+  return a.loop === b.loop && a.request?.id === b.request?.id && a.request?.answeredAt === b.request?.answeredAt
+    && JSON.stringify([a.session, a.view, a.adopted]) === JSON.stringify([b.session, b.view, b.adopted]);
+}
+
 export interface ClaudeSnapshot {
   entries: readonly ClaudeEntry[];
   /** Why the list may be missing or old (claude not installed, a failed look); '' when fine. */
@@ -51,6 +57,8 @@ export interface ClaudeWatchOptions {
   /** Record changes as events (false: a one-shot look by `status`). Default true. */
   record?: boolean;
 }
+
+const isLiveSession = (s: ClaudeSession): boolean => s.pid !== undefined || s.status !== undefined;
 
 /** While a session runs, Claude Code is asked again at least this often, changed files or not. */
 export const LIVE_RELIST_MS = 60_000;
@@ -106,22 +114,33 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
   look(): void {
     if (this.closed) return;
     const dbChanged = this.readDb();
-    const live = this.sessions.filter((s) => s.pid !== undefined || s.status !== undefined);
-    const print = sessionFilesFingerprint(this.configDir, live.map((s) => s.id).filter(Boolean), live.flatMap((s) => (s.pid !== undefined ? [s.pid] : [])));
-    const stale = live.length > 0 && this.now() - this.snap.listedAt >= LIVE_RELIST_MS;
-    if (print === '' && this.sessions.length === 0) {
-      this.lastPrint = print;
+    const folders = sessionFolders(this.configDir);
+    if (folders === '' && this.sessions.length === 0) {
+      this.lastPrint = '';
       if (dbChanged) this.rebuild();
       return;
     }
-    if (print !== this.lastPrint || stale) void this.refresh(print);
+    const print = `${folders}\n${this.watched()}`;
+    const stale = this.sessions.some(isLiveSession) && this.now() - this.snap.listedAt >= LIVE_RELIST_MS;
+    if (print !== this.lastPrint || stale) void this.refresh();
     else if (dbChanged) this.rebuild();
+  }
+
+  /** What changes when a listed session's state file changes or its process dies. */
+  private watched(): string {
+    const live = this.sessions.filter(isLiveSession);
+    return watchedFingerprint(this.configDir, live.map((s) => s.id).filter(Boolean), live.flatMap((s) => (s.pid !== undefined ? [s.pid] : [])));
+  }
+
+  /** Resolves once no look at Claude Code is under way. */
+  async settled(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
   }
 
   /** One look for a caller that does not keep watching: the database, and Claude Code when it has session files. */
   async lookOnce(): Promise<void> {
     this.readDb();
-    if (sessionFilesFingerprint(this.configDir) === '') this.rebuild();
+    if (sessionFolders(this.configDir) === '') this.rebuild();
     else await this.refresh();
   }
 
@@ -145,23 +164,24 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
   }
 
   /** Asks Claude Code now (once at a time; a change meanwhile asks again after). */
-  refresh(print?: string): Promise<void> {
+  refresh(): Promise<void> {
     if (this.inFlight) {
       this.again = true;
       return this.inFlight;
     }
-    const p = print ?? sessionFilesFingerprint(this.configDir);
+    // the folders as they were before asking (a change during the call is looked at again);
+    // the watched part as it is for the sessions this look lists
+    const folders = sessionFolders(this.configDir);
     this.inFlight = (async () => {
       try {
         const listed = await listClaudeSessions({ program: this.opts.program, configDir: this.configDir, env: this.env, ...(this.opts.run ? { run: this.opts.run } : {}) });
         this.sessions = listed.sessions;
         this.note = '';
-        this.lastPrint = p;
       } catch (err) {
         // keep what was listed: a failed look must not drop rows Claude Code still lists
         this.note = (err as Error).message;
-        this.lastPrint = p;
       }
+      this.lastPrint = `${folders}\n${this.watched()}`;
       this.snapListedAt = this.now();
       if (!this.closed) {
         this.readDb();
@@ -211,8 +231,16 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
       const loop = session.pid !== undefined ? loops.get(session.pid) : undefined;
       return { session, view, ...(request ? { request } : {}), ...(adopted ? { adopted } : {}), ...(loop ? { loop } : {}) };
     });
-    this.snap = { entries, note: this.note, listedAt: this.snapListedAt };
-    if (this.opts.record !== false) this.record(entries);
+    // an entry that reads the same as before stays the same object: the table redraws only what changed
+    const before = new Map(this.snap.entries.map((e) => [e.session.key, e]));
+    const stable = entries.map((e) => {
+      const old = before.get(e.session.key);
+      return old && sameEntry(old, e) ? old : e;
+    });
+    const changed = stable.length !== this.snap.entries.length || stable.some((e, i) => e !== this.snap.entries[i]) || this.note !== this.snap.note;
+    this.snap = { entries: changed ? stable : this.snap.entries, note: this.note, listedAt: this.snapListedAt };
+    if (!changed) return;
+    if (this.opts.record !== false) this.record(stable);
     this.emit('change');
   }
 

@@ -109,7 +109,7 @@ export function startClaudeBg(o: ClaudeBgOptions): ClaudeBg {
       if (r.code !== 0 || !m) throw new Error(`claude --bg failed (${r.code}): ${r.stdout} ${r.stderr}`);
       return m[1]!;
     },
-    async waitAgent(id, ok, what, timeoutMs = 90_000) {
+    async waitAgent(id, ok, what, timeoutMs = 150_000) {
       return waitFor(async () => {
         const a = (await agents(true)).find((x) => x.id === id || x.sessionId === id);
         return a && ok(a) ? a : undefined;
