@@ -40,7 +40,13 @@ interface Ev { kind: string; at: string; detail: Record<string, unknown> }
 
 for (const install of installs) {
   const inPlace = compareVersions(parseVersion(install.version)!, parseVersion(RESUMES_IN_PLACE_SINCE)!) >= 0;
-  describe.skipIf(!install.bin)(claudeTitle('autodeck adopt on a real Claude Code background session', install), () => {
+  // Only a release that continues a stopped session under its own id can be resumed after its limit;
+  // on one that would copy (2.1.197) the resume is refused, which test/unit/claude-actions.test.ts and
+  // claude-governor.test.ts cover without waiting two minutes for a reset (AUTODECK_CLAUDE_ADOPT_ALL=1 runs it here too).
+  const runHere = inPlace || process.env.AUTODECK_CLAUDE_ADOPT_ALL === '1';
+  const title = runHere ? claudeTitle('autodeck adopt on a real Claude Code background session', install)
+    : `autodeck adopt on a real Claude Code background session (Claude Code ${install.version}) (skipped: it continues a session only as a copy, so the resume after a limit is refused; unit-tested)`;
+  describe.skipIf(!install.bin || !runHere)(title, () => {
     it(inPlace
       ? 'waits out a usage limit, resumes once after the reset (never before), counts the turn, stops at max iterations'
       : 'waits out a usage limit, and at the reset says it cannot resume this release\'s session under its own id', async () => {
