@@ -155,7 +155,8 @@ export class ClaudeGovernor {
 
   /** One look at every adoption this process owns (or may take over). */
   step(): void {
-    if (this.closed) return;
+    // nothing adopted (as the watch last read it): nothing to look at, not even the database
+    if (this.closed || this.o.watch.adoptions().length === 0) return;
     const now = this.now();
     let rows: AdoptedRow[];
     try {

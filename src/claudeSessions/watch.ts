@@ -84,7 +84,7 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
   private readonly env: NodeJS.ProcessEnv;
   private readonly now: () => number;
   private readonly requests: ClaudeRequestStore;
-  private readonly adoptions: ClaudeAdoptedStore;
+  private readonly adoptedStore: ClaudeAdoptedStore;
   private readonly onTick = (): void => this.look();
 
   constructor(private readonly opts: ClaudeWatchOptions, private readonly ticks?: TickSource) {
@@ -93,7 +93,7 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
     this.configDir = opts.configDir ?? claudeConfigDir(this.env);
     this.now = opts.now ?? Date.now;
     this.requests = new ClaudeRequestStore(opts.store.db);
-    this.adoptions = new ClaudeAdoptedStore(opts.store.db);
+    this.adoptedStore = new ClaudeAdoptedStore(opts.store.db);
     const db = opts.store.db;
     this.seenGet = db.prepare('SELECT phase_key FROM claude_seen WHERE session_id = ?');
     this.seenSet = db.prepare('UPDATE claude_seen SET phase_key = ?, at = ? WHERE session_id = ? AND phase_key = ?');
@@ -103,6 +103,11 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
 
   snapshot(): ClaudeSnapshot {
     return this.snap;
+  }
+
+  /** The adopted sessions as last read (read again when the database changed). */
+  adoptions(): readonly AdoptedRow[] {
+    return this.adopted;
   }
 
   /** The entry of a session by its key, full id or short id. */
@@ -209,7 +214,7 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
     this.seenVersion = version;
     try {
       this.open = this.requests.open().filter((r) => r.hookPid === null || pidAlive(r.hookPid));
-      this.adopted = this.adoptions.list();
+      this.adopted = this.adoptedStore.list();
     } catch {
       return false; // a locked database: the next look reads it
     }
