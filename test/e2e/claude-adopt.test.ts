@@ -86,7 +86,9 @@ for (const install of installs) {
       expect(Date.parse(resumes[0]!.at)).toBeGreaterThanOrEqual(resetAt);
       // the continuation reached the model once, after the reset
       const continued = fake.requests.filter((r) => r.kind === 'main' && JSON.stringify(r.body).includes('Please continue with the task'));
-      expect(continued).toHaveLength(1);
+      // (on failure: what the fake saw, and autodeck's events)
+      const seen = JSON.stringify({ requests: fake.requests.map((r) => [r.kind, r.answer, JSON.stringify(r.body ?? '').slice(-300)]), events: all.map((e) => [e.kind, e.detail]) });
+      expect(continued, seen).toHaveLength(1);
       // under the session's own id: its transcript has it, and no other background session appeared
       const transcript = readFileSync(join(transcriptDir(c.home, ws.dir), `${blocked.sessionId}.jsonl`), 'utf8');
       expect(transcript).toContain('Please continue with the task');
