@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeTitle, installClaudeCodes, transcriptDir } from '../helpers/claudeCode.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fakeAnthropic.js';
-import { processesUnderHome, startClaudeBg, type ClaudeBg } from '../helpers/claudeBackground.js';
+import { daemonsUnderHome, processesUnderHome, startClaudeBg, type ClaudeBg } from '../helpers/claudeBackground.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli, startCli, type CliRun } from '../helpers/cli.js';
 import { http } from '../helpers/http.js';
@@ -110,6 +110,10 @@ for (const install of installs) {
       // an interactive session in a terminal
       pane = await TmuxPane.start({ argv: ['claude'], cwd: ws.dir, env: c.env as Record<string, string> });
       await waitFor(async () => (await c.agents(false)).some((a) => a.kind === 'interactive'), 'the interactive session listed', 90_000, 500);
+
+      // the daemon the user's own `claude --bg` started: autodeck reads it, never starts another or restarts it
+      const daemons = daemonsUnderHome(c.home);
+      expect(daemons).toHaveLength(1);
 
       // notifications: a command that keeps each one
       const notes = join(ws.dir, 'notes.jsonl');
@@ -236,6 +240,7 @@ for (const install of installs) {
       expect((await http({ method: 'DELETE', path: `/api/sessions/${started.json.session}/task-auto`, port: api.port, token: api.token })).status).toBe(202);
       const userSettingsAfter = existsSync(join(c.home, '.claude', 'settings.json')) ? readFileSync(join(c.home, '.claude', 'settings.json'), 'utf8') : undefined;
       expect(userSettingsAfter).toBe(userSettingsBefore);
+      expect(daemonsUnderHome(c.home)).toEqual(daemons);
     }, 600_000);
   });
 }

@@ -135,6 +135,19 @@ export function processesUnderHome(home: string): number[] {
   return pids;
 }
 
+/** The Claude Code daemons among them (`claude daemon run …`). */
+export function daemonsUnderHome(home: string): number[] {
+  return processesUnderHome(home).filter((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const at = argv.indexOf('daemon');
+      return at >= 0 && argv[at + 1] === 'run';
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Kills them by pid (TERM, then KILL what is left) and waits until none is left. */
 export async function killUnderHome(home: string): Promise<void> {
   const signal = (sig: NodeJS.Signals) => {
