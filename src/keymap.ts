@@ -35,7 +35,7 @@ function claudeBackground(ctx: KeyContext): string | undefined {
 }
 
 /**
- * THE command table of the dashboard (SPEC 7): its footer, its `?` overlay and the
+ * THE command table of the dashboard: its footer, its `?` overlay and the
  * README's key list all come from here.
  */
 export const COMMANDS: readonly Command[] = [
