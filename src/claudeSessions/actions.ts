@@ -93,6 +93,8 @@ export function claudeVersion(ctx: ActionContext): Promise<Semver | undefined> {
 
 /** How long a stop may take to show in Claude Code's list before the send gives up. */
 const STOPPED_WITHIN_MS = 30_000;
+/** How long a resumed session may take to be listed running again (a loaded machine: seconds). */
+const RUNNING_WITHIN_MS = 30_000;
 
 /**
  * Sends `prompt` to a background session as its next turn, under its own full id. The
@@ -114,13 +116,15 @@ export async function sendPrompt(ctx: ActionContext, s: ClaudeSession, prompt: s
   if (s.status === 'waiting') throw new ActionError('conflict', `${s.id} waits on ${s.waitingFor ?? 'a person'}; answer that first`);
   const sleep = ctx.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = ctx.now ?? Date.now;
+  const listedLive = async (): Promise<boolean> => {
+    const listed = await listClaudeSessions({ program: ctx.program, configDir: ctx.configDir, env: ctx.env, ...(ctx.run ? { run: ctx.run } : {}) }).catch(() => undefined);
+    const again = listed?.sessions.find((x) => x.sessionId === s.sessionId);
+    return again !== undefined && isLive(again);
+  };
   if (isLive(s)) {
     await stopSession(ctx, s);
     const deadline = now() + STOPPED_WITHIN_MS;
-    for (;;) {
-      const listed = await listClaudeSessions({ program: ctx.program, configDir: ctx.configDir, env: ctx.env, ...(ctx.run ? { run: ctx.run } : {}) }).catch(() => undefined);
-      const again = listed?.sessions.find((x) => x.sessionId === s.sessionId);
-      if (!again || !isLive(again)) break;
+    while (await listedLive()) {
       if (now() > deadline) throw new ActionError('failed', `${s.id} did not stop within ${STOPPED_WITHIN_MS / 1000} s; nothing was sent`);
       await sleep(250);
     }
@@ -134,5 +138,9 @@ export async function sendPrompt(ctx: ActionContext, s: ClaudeSession, prompt: s
     await claude(ctx, ['rm', started]).catch(() => undefined);
     throw new ActionError('failed', `Claude Code started a copy (${started}) instead of continuing ${s.id}; the copy was stopped and removed`);
   }
+  // `--bg` returns before the daemon has the session running again: until Claude Code lists
+  // it running, whoever looks would take it for stopped (an adoption would end there)
+  const deadline = now() + RUNNING_WITHIN_MS;
+  while (!(await listedLive()) && now() <= deadline) await sleep(250);
   return started;
 }

@@ -16,9 +16,11 @@ function session(patch: Record<string, unknown> = {}): ClaudeSession {
 }
 
 /** A stand-in claude: answers by the command; `stopped` says whether the session is listed as stopped yet. */
-function standIn(opts: { version?: string; resumedAs?: string } = {}) {
+function standIn(opts: { version?: string; resumedAs?: string; startsAfterLooks?: number } = {}) {
   const calls: { args: string[]; cwd?: string | undefined }[] = [];
   let stopped = false;
+  /** After a resume, how many more looks list it stopped (the daemon starting it). */
+  let starting = -1;
   const run: RunProgram = async (_file, args, o): Promise<CommandResult> => {
     calls.push({ args: [...args], cwd: o.cwd });
     const ok = (stdout: string): CommandResult => ({ code: 0, stdout, stderr: '' });
@@ -31,8 +33,10 @@ function standIn(opts: { version?: string; resumedAs?: string } = {}) {
       case 'rm':
         return ok(`removed ${args[1]}\n`);
       case 'agents':
+        if (starting >= 0 && starting-- === 0) stopped = false;
         return ok(JSON.stringify([stopped ? { id: ID, sessionId: FULL, cwd: '/work/app', kind: 'background', name: 'task', state: 'stopped' } : { pid: 10, id: ID, sessionId: FULL, cwd: '/work/app', kind: 'background', name: 'task', status: 'idle' }]));
       case '--bg':
+        starting = opts.startsAfterLooks ?? 0;
         return ok(`backgrounded · ${opts.resumedAs ?? ID} · task\n  claude agents             list sessions\n`);
       default:
         return { code: 1, stdout: '', stderr: `unknown ${args[0]}` };
@@ -48,13 +52,20 @@ describe('sending a prompt to a background session', () => {
     expect(await sendPrompt(ctx, session(), '-v looks like a flag')).toBe(ID);
     const resume = calls.find((c) => c.args[0] === '--bg')!;
     expect(resume).toEqual({ args: ['--bg', '--resume', FULL, '--', '-v looks like a flag'], cwd: '/work/app' });
-    expect(calls.map((c) => c.args[0])).toEqual(['--version', 'stop', 'agents', '--bg']);
+    expect(calls.map((c) => c.args[0])).toEqual(['--version', 'stop', 'agents', '--bg', 'agents']);
+  });
+
+  it('returns only once Claude Code lists the resumed session running again (until then it reads as stopped)', async () => {
+    const { ctx, calls } = standIn({ startsAfterLooks: 3 });
+    await sendPrompt(ctx, session(), 'go on');
+    const after = calls.slice(calls.findIndex((c) => c.args[0] === '--bg') + 1).map((c) => c.args[0]);
+    expect(after).toEqual(['agents', 'agents', 'agents', 'agents']);
   });
 
   it('a stopped session is resumed without a stop', async () => {
     const { ctx, calls } = standIn();
     await sendPrompt(ctx, session({ pid: undefined, status: undefined, state: 'stopped' }), 'go on');
-    expect(calls.map((c) => c.args[0])).toEqual(['--version', '--bg']);
+    expect(calls.map((c) => c.args[0])).toEqual(['--version', '--bg', 'agents']);
   });
 
   it('refuses a busy session, one waiting on a person, an empty prompt, an interactive session: nothing is stopped', async () => {
