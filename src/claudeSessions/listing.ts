@@ -7,6 +7,8 @@
  * and counted. Pure.
  */
 
+import { boundedCopy, type Bounds } from '../format/bounded.js';
+
 export interface ClaudeSession {
   /** The key: the full session id (a UUID), else `id:<short>` or `pid:<n>` when Claude Code gave none. */
   key: string;
@@ -52,9 +54,12 @@ const str = (v: unknown): string => (typeof v === 'string' ? v.slice(0, MAX_FIEL
 const optStr = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.slice(0, MAX_FIELD) : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+/** What of an unknown field's value is kept to show: a bounded copy (a value nested thousands deep would overflow JSON.stringify). */
+const EXTRA_BOUNDS: Bounds = { depth: 4, string: 200, items: 10, total: 400 };
+
 /** A value of a field autodeck does not know, as one short line. */
 function extraText(v: unknown): string {
-  const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const text = typeof v === 'string' ? v : JSON.stringify(boundedCopy(v, EXTRA_BOUNDS)) ?? String(v);
   return text.slice(0, 200);
 }
 

@@ -5,6 +5,7 @@ import type { ApprovalPolicy, ApprovalRequest } from '../policy/rules.js';
 import { hookRequest } from '../policy/screenRequest.js';
 import { ClaudeRequestStore, requestText, type RequestAnswer, type RequestDetail, type RequestKind } from './requests.js';
 import { ClaudeAdoptedStore } from './adopted.js';
+import { boundedCopy } from '../format/bounded.js';
 
 /**
  * `autodeck hook permission`: Claude Code's PermissionRequest hook for sessions autodeck
@@ -40,7 +41,8 @@ export function requestDetail(event: Record<string, unknown>): { kind: RequestKi
   if (!tool) return undefined;
   const input = (typeof event.tool_input === 'object' && event.tool_input !== null ? event.tool_input : {}) as Record<string, unknown>;
   if (tool === QUESTION_TOOL) {
-    const questions = Array.isArray(input.questions) ? input.questions.slice(0, 10) : [];
+    // a bounded copy: the questions are stored and shown, and a value nested thousands deep would overflow JSON.stringify
+    const questions = Array.isArray(input.questions) ? boundedCopy(input.questions.slice(0, 10)) as unknown[] : [];
     return { kind: 'question', detail: { tool, questions } };
   }
   const detail: RequestDetail = { tool };
