@@ -142,6 +142,8 @@ async function changeToRow(store: Store, bin: string, env: NodeJS.ProcessEnv, ho
       rmSync(file, { force: true });
       await watch.settled();
     }
+    // the last file's removal is a change too: let a tick see it before counting quiet ones
+    await new Promise((r) => setTimeout(r, 2 * TICK_MS));
     await watch.settled();
     calls = 0;
     await new Promise((r) => setTimeout(r, 10 * TICK_MS));
