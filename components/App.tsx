@@ -36,10 +36,12 @@ export interface AppProps {
   title?: string;
   /** Until a key moves the selection, select the row that most wants an eye (the demo). */
   follow?: boolean;
+  /** Loops on a workspace that goes with this dashboard (the demo): nothing resumes them. */
+  throwaway?: boolean;
 }
 
 /** The dashboard: one table, one overlay at a time, one place that reads keys. */
-export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false }: AppProps) {
+export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false, throwaway = false }: AppProps) {
   const model = useModel();
   const theme = useTheme();
   const { columns: width, rows: height } = useWindowSize();
@@ -162,12 +164,13 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
           name={name}
           defaults={model.settings}
           suggestion={model.suggestion(overlay.key)}
+          worktree={model.settings.worktree ?? false}
           onCancel={() => dispatch({ type: 'close' })}
-          onStart={(limits) => {
-            const r = model.start(overlay.key, limits);
+          onStart={(limits, opts) => {
+            const r = model.start(overlay.key, limits, opts);
             if (r.ok) {
               dispatch({ type: 'close' });
-              say(`started ${name}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min`);
+              say(`started ${name}: at most ${limits.maxIterations} iterations, ${limits.timeoutMinutes} min${opts.worktree ? ', in a worktree' : ''}`);
             }
             return r;
           }}
@@ -229,10 +232,10 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
       break;
     }
     case 'quit':
-      main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(model.runningHere())} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
+      main = <ConfirmDialog title="Quit autodeck?" lines={quitLines(model.runningHere(), throwaway)} yesLabel="quit" onNo={() => dispatch({ type: 'close' })} onYes={onQuit} />;
       break;
     case 'help':
-      main = <Help height={body} width={width} onClose={() => dispatch({ type: 'close' })} />;
+      main = <Help height={body} width={width} detachKey={model.settings.detachKey} onClose={() => dispatch({ type: 'close' })} />;
       break;
     case 'history':
       main = <RunHistory taskKey={overlay.key} name={nameOf(overlay.key)} height={body} onClose={() => dispatch({ type: 'close' })} />;
@@ -261,7 +264,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
 
   return (
     <Box flexDirection="column" width={width}>
-      <Header title={title} rows={allRows} filter={ui.filter} compact={breakpoint === 'side'} />
+      <Header title={title} rows={allRows} filter={ui.filter} width={width} side={breakpoint === 'side'} />
       <Box flexDirection="column" height={body} overflowY="hidden" overflowX={tableOverflows(columnsFor(breakpoint, width), width) ? 'hidden' : 'visible'}>
         {main}
       </Box>
@@ -271,7 +274,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
             dispatch({ type: 'close' });
           }} />
         : <Text color={ui.message?.tone === 'error' ? theme.error : undefined} wrap="truncate-end">{ui.message ? `${ui.message.tone === 'error' ? '✗ ' : ''}${ui.message.text}` : ' '}</Text>}
-      <Footer row={row} breakpoint={breakpoint} width={width} />
+      <Footer row={row} breakpoint={breakpoint} width={width} detachKey={model.settings.detachKey} />
     </Box>
   );
 }

@@ -6,6 +6,7 @@ import { useModel } from './hooks/useModel.js';
 import { useScreen } from './hooks/useScreen.js';
 import { useEvents } from './hooks/useEvents.js';
 import { useTheme } from './theme.js';
+import { worktreeNote } from '../src/deck/worktreeNote.js';
 
 /** How the pane's lines are shared out, given `height` lines. */
 export function detailBudget(height: number): { screen: number; events: number; summary: number } {
@@ -29,10 +30,12 @@ export function DetailPane({ row, height, width }: { row: DeckRow; height: numbe
   // Read again when the row changed (a new signal may come with a new summary), not on every screen update.
   const summary = useMemo(() => (budget.summary > 0 ? model.summary(row.key, budget.summary) : []), [model, row, budget.summary]);
   const tail = screen.slice(Math.max(0, screen.length - budget.screen));
+  const note = worktreeNote(row);
+  const title = printable(note ? `${row.name} · ${note}` : row.name);
   const screenNote = row.here ? (tail.length === 0 ? '(no agent screen)' : undefined) : row.loop ? '(the agent runs in another autodeck; its screen is there)' : '(no loop)';
   return (
     <Box flexDirection="column" height={height} overflowY="hidden">
-      <Text bold color={theme.accent} wrap="truncate-end">{`── ${printable(row.name)} ${'─'.repeat(Math.max(0, width - printable(row.name).length - 4))}`}</Text>
+      <Text bold color={theme.accent} wrap="truncate-end">{`── ${title} ${'─'.repeat(Math.max(0, width - title.length - 4))}`}</Text>
       {budget.screen > 0 && screenNote ? <Text dimColor={theme.dim} wrap="truncate-end">{screenNote}</Text> : null}
       {tail.map((l, i) => (
         <Text key={`s${i}`} wrap="truncate-end">{printable(l) || ' '}</Text>

@@ -1,7 +1,8 @@
 import { Box, Text, useInput } from 'ink';
 import { useState } from 'react';
 import wrapAnsi from 'wrap-ansi';
-import { COMMANDS, DIALOG_KEYS, STATE_LEGEND, keyLabel, type Command } from '../src/keymap.js';
+import { COMMANDS, DIALOG_KEYS, ROW_MARKS, keyDescription, keyLabel, type Command } from '../src/keymap.js';
+import { stateLegend } from '../src/deck/states.js';
 import { useTheme } from './theme.js';
 
 const GROUPS: { id: Command['group']; title: string }[] = [
@@ -14,7 +15,7 @@ const GROUPS: { id: Command['group']; title: string }[] = [
 type Line = { text: string; heading?: boolean };
 
 /** Every line of the help at `width` columns, from the command table; narrow, each description goes under its keys. */
-export function helpLines(width = 100): Line[] {
+export function helpLines(width = 100, detachKey = 'ctrl-q'): Line[] {
   const lines: Line[] = [];
   const narrow = width < 72;
   const indent = narrow ? 6 : 24;
@@ -25,20 +26,21 @@ export function helpLines(width = 100): Line[] {
   };
   for (const g of GROUPS) {
     lines.push({ text: g.title, heading: true });
-    for (const c of COMMANDS.filter((x) => x.group === g.id)) entry(c.keys.map(keyLabel).join(' / '), `${c.description}${c.dangerous ? ' (asks first)' : ''}`);
+    for (const c of COMMANDS.filter((x) => x.group === g.id)) entry(c.keys.map(keyLabel).join(' / '), `${keyDescription(c, detachKey)}${c.dangerous ? ' (asks first)' : ''}`);
   }
   lines.push({ text: 'In dialogs', heading: true });
   for (const d of DIALOG_KEYS) entry(d.keys, d.description);
-  lines.push({ text: 'States', heading: true });
-  for (const part of STATE_LEGEND.split('  ')) lines.push({ text: `  ${part}` });
+  lines.push({ text: 'States (the glyph says the group, the word the state)', heading: true });
+  for (const l of stateLegend()) entry(l.head, `${l.states}: ${l.meaning}`);
+  for (const m of ROW_MARKS) entry(m.mark, m.description);
   lines.push({ text: 'Footer: a struck-through or missing command cannot run on the selected row.' });
   return lines;
 }
 
 /** The `?` overlay; ↑/↓ scroll when it is taller than the terminal, any other key closes it. */
-export function Help({ height, width, onClose }: { height: number; width: number; onClose: () => void }) {
+export function Help({ height, width, detachKey, onClose }: { height: number; width: number; detachKey: string; onClose: () => void }) {
   const theme = useTheme();
-  const lines = helpLines(width);
+  const lines = helpLines(width, detachKey);
   const [top, setTop] = useState(0);
   const room = Math.max(1, height - 1);
   const fits = lines.length <= room;

@@ -1,7 +1,7 @@
-import { useMemo, useRef, useState } from 'react';
-import { Box, Text, useInput } from 'ink';
-import { TextInput } from '@inkjs/ui';
-import { START_FIELDS, START_FIELD_LABELS, nextField, startBasisText, validateStartForm, type StartField, type StartValues } from '../src/deck/startForm.js';
+import { useCallback, useRef, useState } from 'react';
+import { Box, Text, useInput, type Key } from 'ink';
+import { START_FIELDS, START_FIELD_LABELS, startBasisText } from '../src/deck/startForm.js';
+import { initialStartForm, startFormKey, type StartForm } from '../src/deck/startFormKeys.js';
 import type { Limits, LimitSuggestion } from '../src/history/suggest.js';
 import type { ActionResult } from '../src/deck/model.js';
 import { useTheme } from './theme.js';
@@ -11,77 +11,85 @@ interface StartDialogProps {
   name: string;
   defaults: Limits;
   suggestion: LimitSuggestion;
-  onStart: (limits: Limits) => ActionResult;
+  onStart: (limits: Limits, opts: { worktree: boolean }) => ActionResult;
   onCancel: () => void;
+  /** The worktree switch's first position (the `worktree` setting). */
+  worktree?: boolean;
 }
 
 /**
- * The start dialog: maxIterations and timeoutMinutes, prefilled with the
- * suggestion from past runs (the defaults when there are none). Enter starts only when
- * both values are valid; each invalid one says why under its field.
+ * The start dialog: maxIterations and timeoutMinutes, prefilled with the suggestion from
+ * past runs (the defaults when there are none), and the worktree switch. Enter starts only
+ * when both values are valid; each invalid one says why under its field.
+ *
+ * Several keys can arrive in one read (key repeat, a paste, ssh), faster than React renders
+ * and re-binds key handlers. So one handler, bound once, takes every key and applies it to
+ * the form as the previous key left it (held in a ref), never to a render's copy: a key
+ * after Tab edits the next field, Enter after an edit starts with the edited text.
  */
-export function StartDialog({ name, defaults, suggestion, onStart, onCancel }: StartDialogProps) {
+export function StartDialog({ name, defaults, suggestion, onStart, onCancel, worktree = false }: StartDialogProps) {
   const theme = useTheme();
-  const initial = useMemo<StartValues>(() => ({
+  const [form, setForm] = useState<StartForm>(() => initialStartForm({
     maxIterations: String(suggestion.maxIterations),
     timeoutMinutes: String(suggestion.timeoutMinutes),
-  }), [suggestion]);
-  const [values, setValues] = useState<StartValues>(initial);
-  // TextInput calls onChange again on every render while its text differs from the
-  // default; only a real edit clears the field's error.
-  const seen = useRef<StartValues>(initial);
-  const [focus, setFocus] = useState<StartField>('maxIterations');
-  const [errors, setErrors] = useState<Partial<Record<StartField, string>>>({});
-  const [failure, setFailure] = useState<string | undefined>();
+  }, worktree));
+  const live = useRef(form);
+  const closed = useRef(false);
+  const callbacks = useRef({ onStart, onCancel });
+  callbacks.current = { onStart, onCancel };
 
-  // The focused field's text comes with Enter: its onChange may not have landed yet.
-  const submit = (field: StartField, text: string): void => {
-    const current = { ...values, [field]: text };
-    seen.current = current;
-    setValues(current);
-    const checked = validateStartForm(current);
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      setFocus(START_FIELDS.find((f) => checked.errors[f]) ?? focus);
+  const onKey = useCallback((input: string, key: Key) => {
+    if (closed.current) return; // the dialog is closing; the table takes keys again
+    const { form: next, effect } = startFormKey(live.current, input, key);
+    let shown = next;
+    if (effect.kind === 'cancel') {
+      closed.current = true;
+      callbacks.current.onCancel();
       return;
     }
-    setErrors({});
-    const result = onStart(checked.limits);
-    if (!result.ok) setFailure(result.message);
-  };
-
-  useInput((_input, key) => {
-    if (key.escape) onCancel();
-    else if (key.tab || key.downArrow || key.upArrow) setFocus((f) => nextField(f, key.upArrow || (key.tab && key.shift) ? -1 : 1));
-  });
+    if (effect.kind === 'start') {
+      const result = callbacks.current.onStart(effect.limits, { worktree: effect.worktree });
+      if (result.ok) closed.current = true;
+      else shown = { ...next, failure: result.message };
+    }
+    live.current = shown;
+    setForm(shown);
+  }, []);
+  useInput(onKey);
 
   const basis = startBasisText(suggestion, defaults);
+  const onSwitch = form.focus === 'worktree';
   return (
     <Box flexDirection="column" borderStyle="round" paddingX={1}>
       <Text bold wrap="truncate-end">{`Start a loop on ${name}`}</Text>
-      {START_FIELDS.map((f) => (
-        <Box key={f} flexDirection="column">
-          <Box>
-            <Text color={focus === f ? theme.accent : undefined} bold={focus === f}>{`${focus === f ? '›' : ' '} ${START_FIELD_LABELS[f].padEnd(18)} `}</Text>
-            <TextInput
-              key={f}
-              isDisabled={focus !== f}
-              defaultValue={initial[f]}
-              onChange={(v) => {
-                if (seen.current[f] === v) return;
-                seen.current = { ...seen.current, [f]: v };
-                setValues((old) => ({ ...old, [f]: v }));
-                setErrors((old) => ({ ...old, [f]: undefined }));
-                setFailure(undefined);
-              }}
-              onSubmit={(text) => submit(f, text)}
-            />
+      {START_FIELDS.map((f) => {
+        const focused = form.focus === f;
+        const text = form.values[f];
+        const cursor = form.cursors[f];
+        return (
+          <Box key={f} flexDirection="column">
+            <Box>
+              <Text color={focused ? theme.accent : undefined} bold={focused}>{`${focused ? '›' : ' '} ${START_FIELD_LABELS[f].padEnd(18)} `}</Text>
+              {focused ? (
+                <Text>
+                  {printable(text.slice(0, cursor))}
+                  <Text inverse>{printable(text.slice(cursor, cursor + 1)) || ' '}</Text>
+                  {printable(text.slice(cursor + 1))}
+                </Text>
+              ) : (
+                <Text>{printable(text)}</Text>
+              )}
+            </Box>
+            {form.errors[f] ? <Text color={theme.error} wrap="truncate-end">{`    ✗ ${form.errors[f]}`}</Text> : null}
           </Box>
-          {errors[f] ? <Text color={theme.error} wrap="truncate-end">{`    ✗ ${errors[f]}`}</Text> : null}
-        </Box>
-      ))}
+        );
+      })}
+      <Text color={onSwitch ? theme.accent : undefined} bold={onSwitch} wrap="truncate-end">
+        {`${onSwitch ? '›' : ' '} ${'worktree'.padEnd(18)} ${form.worktree ? '[x] its own git worktree and branch' : '[ ] in the checkout'}${onSwitch ? '  (Space)' : ''}`}
+      </Text>
       <Text dimColor={theme.dim} wrap="truncate-end">{basis}</Text>
-      {failure ? <Text color={theme.error} wrap="truncate-end">{`✗ not started: ${printable(failure)}`}</Text> : null}
+      {/* wrapped, not cut: the end of a refusal says how to fix it */}
+      {form.failure ? <Text color={theme.error} wrap="wrap">{`✗ not started: ${printable(form.failure)}`}</Text> : null}
       <Text dimColor={theme.dim} wrap="truncate-end">Enter start  Tab next field  Esc cancel</Text>
     </Box>
   );

@@ -62,7 +62,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
   const stdin = process.stdin;
   const stdout = process.stdout;
   startupMark('dashboard: start');
-  const { store, supervisor } = openQuietSupervisor(settings);
+  const { store, supervisor } = openQuietSupervisor(settings, ctx.agentEnv);
   startupMark('dashboard: supervisor open');
   let api: SupervisorApi | undefined;
   let model: LiveModel | undefined;
@@ -84,7 +84,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // The dashboard owns the screen: a failed delivery is not printed over it.
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
-    model = new LiveModel(supervisor, store, settings.roots);
+    model = new LiveModel(supervisor, store, settings.roots, settings.detachKey);
     // Claude Code's own sessions beside the loops (nothing runs while Claude Code has none)
     const claude = startClaudeService({ supervisor, store, settings, takeOrphans: true });
     cleanup.push(() => claude.close());
@@ -149,6 +149,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
                 <App
                   title={opts.title}
                   follow={opts.follow ?? false}
+                  throwaway={opts.throwaway ?? false}
                   initial={ui}
                   onState={(s) => { ui = s; }}
                   onAttach={(key) => resolve({ kind: 'attach', key })}
@@ -178,7 +179,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       }
       const taken = model.takeSession(next.key);
       if (!taken) {
-        ui = { ...ui, message: { text: 'that agent is no longer running here', tone: 'error' } };
+        ui = { ...ui, message: { text: 'no agent to attach to now: it ended or is restarting (try again in a moment)', tone: 'error' } };
         continue;
       }
       let text: string;
@@ -210,7 +211,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
         await step();
       } catch { /* keep going */ }
     }
-    if (left > 0) ctx.stderr.write(`autodeck: left ${left} loop${left === 1 ? '' : 's'} for the next launch (pty suspended, tmux still running)\n`);
+    if (left > 0 && !opts.throwaway) ctx.stderr.write(`autodeck: left ${left} loop${left === 1 ? '' : 's'} for the next launch (pty suspended, tmux still running)\n`);
   }
   for (const p of problems) ctx.stderr.write(`autodeck: ${p}\n`);
   return EXIT.ok;

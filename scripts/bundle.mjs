@@ -49,6 +49,8 @@ const common = {
   logLevel: 'warning',
   metafile: true,
   plugins: [importsByRequire()],
+  // jsonc-parser's main is a UMD wrapper whose requires esbuild cannot follow: its ES build instead
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
 };
 
 rmSync('dist/cli', { recursive: true, force: true });

@@ -45,7 +45,7 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
     return EXIT.ok;
   }
   if (line.kind === 'version') {
-    process.stdout.write(`${(await import('./ownPackage.js')).ownVersion()}\n`);
+    process.stdout.write(`${line.version}\n`);
     return EXIT.ok;
   }
   const { command, args, flags } = line;
@@ -63,7 +63,17 @@ export async function main(argv = process.argv.slice(2), ui: CliUi = {}): Promis
     if (!dashboard) return noDashboard();
     return dashboard(ctx, {});
   }
-  return (await command.load())(ctx);
+  const run = await command.load();
+  try {
+    return await run(ctx);
+  } catch (err) {
+    // SQLite's errors after the database was opened (found damaged while read): the
+    // report names the file all the same
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_')) throw err;
+    const { withDbPath } = await import('./store/db.js');
+    throw withDbPath(err, settings.db);
+  }
 }
 
 /** The command line read against the command table (throws a usage error, exit 2). */

@@ -53,10 +53,19 @@ export async function report(err: unknown): Promise<number> {
     process.stderr.write(`${err.message}\n`);
     return err.code;
   }
-  const { isBusyError } = await import('./store/db.js');
+  const { isBusyError, dbPathOf } = await import('./store/db.js');
   if (isBusyError(err)) {
     process.stderr.write('autodeck: the state database is locked by another process (waited 5 s); try again\n');
     return EXIT.other;
+  }
+  const dbPath = dbPathOf(err);
+  if (dbPath !== undefined) {
+    const { dbProblem, dbProblemLine } = await import('./store/dbProblem.js');
+    const problem = dbProblem(err, dbPath);
+    if (problem) {
+      process.stderr.write(`${dbProblemLine(problem, dbPath)}\n`);
+      return EXIT.database;
+    }
   }
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`autodeck: ${message.split('\n')[0]}\n`);

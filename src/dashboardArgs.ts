@@ -11,11 +11,12 @@ export async function quickDashboardArgs(argv: string[]): Promise<{ input: strin
   if (argv.length > 0 && !argv[0]!.startsWith('--')) return undefined;
   if (argv.some((a) => a === '--help' || a === '--version' || a === '--')) return undefined;
   const { SETTINGS_TABLE } = await import('./config/schema.js');
-  const options = Object.fromEntries(SETTINGS_TABLE.map((r) => [r.flag.slice(2), { type: 'string', multiple: true } as const]));
-  let values: Record<string, string[] | undefined>;
+  // a switch (`--worktree`) takes no value; `--no-worktree` is left to the full parser
+  const options = Object.fromEntries(SETTINGS_TABLE.map((r) => [r.flag.slice(2), { type: r.kind.boolean ? 'boolean' : 'string', multiple: true } as const]));
+  let values: Record<string, (string | boolean)[] | undefined>;
   try {
     const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
-    values = parsed.values as Record<string, string[] | undefined>;
+    values = parsed.values as Record<string, (string | boolean)[] | undefined>;
   } catch {
     return undefined;
   }
@@ -24,7 +25,7 @@ export async function quickDashboardArgs(argv: string[]): Promise<{ input: strin
     const given = values[r.flag.slice(2)];
     if (given === undefined) continue;
     // a value the full parser must judge (empty, or a flag-like word) goes to it
-    if (given.some((v) => v === '' || v.startsWith('-'))) return undefined;
+    if (given.some((v) => v === '' || (typeof v === 'string' && v.startsWith('-')))) return undefined;
     flags[r.flagKey] = r.kind.multiple ? given : given.at(-1);
   }
   return { input: [], flags };

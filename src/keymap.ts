@@ -24,6 +24,9 @@ export interface Command {
   dangerous?: boolean;
 }
 
+/** Stands for the detach key (a setting) in a description: keyDescription puts the key in. */
+const DETACH = '{detach}';
+
 const running = (ctx: KeyContext): boolean => ctx.row?.loop !== undefined && ctx.row.loop.status !== 'failed';
 const needsRow = (ctx: KeyContext): string | undefined => (ctx.row ? undefined : 'no module selected');
 /** On a Claude Code session's row: why a command that needs a running background session cannot run. */
@@ -56,7 +59,7 @@ export const COMMANDS: readonly Command[] = [
     disabled: (ctx) => needsRow(ctx) ?? (ctx.row?.claude ? 'a Claude Code session stops with x' : running(ctx) ? undefined : 'no loop runs here'),
   },
   {
-    id: 'attach', keys: ['return'], description: 'Attach the terminal to the selected agent or Claude Code session (the detach key comes back)', label: 'attach', group: 'loops',
+    id: 'attach', keys: ['return'], description: `Attach the terminal to the selected agent or Claude Code session; ${DETACH} comes back to the dashboard`, label: 'attach', group: 'loops',
     disabled: (ctx) => needsRow(ctx) ?? (ctx.row?.claude ? claudeBackground(ctx) : ctx.row?.here && running(ctx) ? undefined : 'no agent of this process runs here'),
   },
   {
@@ -94,12 +97,26 @@ export const DIALOG_KEYS: readonly { keys: string; description: string }[] = [
   { keys: 'y / n', description: 'Answer a confirmation' },
 ];
 
-/** What the glyphs of the state column mean. */
-export const STATE_LEGEND = '▶ running  ○ starting  ! stalled  ‖ quota wait (elapsed paused)  ■ stopping  ✗ failed  ✓ complete  · no loop  ↗ run by another autodeck  ? owner gone  ✻ a Claude Code session of its own';
+/** The marks a row may carry besides its state, for the help overlay and the README. */
+export const ROW_MARKS: readonly { mark: string; description: string }[] = [
+  { mark: '↗ name', description: 'a loop another autodeck runs (on a module outside the roots, or its own)' },
+  { mark: '✻ name', description: 'a session Claude Code runs by itself (claude --bg, or in a terminal): attach, answer (a), prompt (p), stop (x), adopt (s)' },
+  { mark: 'word?', description: 'a state ending in "?" (running?): the autodeck that ran the loop is gone; the next one to start adopts it' },
+];
 
 /** The command a key runs, if any. */
 export function commandForKey(key: string): Command | undefined {
   return COMMANDS.find((c) => c.keys.includes(key));
+}
+
+/** `ctrl-q` as a person reads it: `Ctrl-Q`. */
+export function detachKeyLabel(detachKey: string): string {
+  return detachKey.replace(/^ctrl-(.)$/, (_, c: string) => `Ctrl-${c.toUpperCase()}`);
+}
+
+/** A command's description with the detach key in it (the setting's value, Ctrl-Q by default). */
+export function keyDescription(c: Command, detachKey = 'ctrl-q'): string {
+  return c.description.replace(DETACH, detachKeyLabel(detachKey));
 }
 
 /** How a key name reads on screen. */
@@ -109,5 +126,5 @@ export function keyLabel(key: string): string {
 
 /** The README's key list, generated from the table. */
 export function keyListMarkdown(): string {
-  return ['| keys | what it does |', '|---|---|', ...COMMANDS.map((c) => `| ${c.keys.map((k) => `\`${keyLabel(k)}\``).join(' / ')} | ${c.description} |`)].join('\n');
+  return ['| keys | what it does |', '|---|---|', ...COMMANDS.map((c) => `| ${c.keys.map((k) => `\`${keyLabel(k)}\``).join(' / ')} | ${keyDescription(c)} |`)].join('\n');
 }

@@ -1,6 +1,8 @@
 import { SCREEN_KINDS, type Profile, type ScreenKind, type ScreenPattern } from './profiles.js';
 import { findQuotaMessage } from './quota.js';
 import { findRegions, type Regions } from './regions.js';
+import { readDialog } from './dialogs.js';
+import { keysFor, readMenu } from './menu.js';
 
 export interface Classification {
   kind: ScreenKind;
@@ -9,6 +11,10 @@ export interface Classification {
   /** The quota line, when kind is `quota`, and its reset clause (which may wrap onto the next lines). */
   quotaLine?: string;
   quotaReset?: string;
+  /** A generic rate limit with no reset: transient, waited out with a growing back-off. */
+  quotaTransient?: boolean;
+  /** The agent scheduled its own resume at the reset (nothing is to be typed). */
+  quotaSelfResume?: boolean;
   /** The command the agent did not know, when kind is `unknown_command` (`/ai-cli-task`). */
   command?: string;
 }
@@ -25,7 +31,12 @@ export function classifyScreen(profile: Profile, lines: readonly string[]): Clas
   for (const kind of SCREEN_KINDS) {
     if (kind === 'quota') {
       const found = findQuotaMessage(regions.screen);
-      if (found) return found.resetText ? { kind, quotaLine: found.line, quotaReset: found.resetText } : { kind, quotaLine: found.line };
+      if (found) {
+        return {
+          kind, quotaLine: found.line, ...(found.resetText ? { quotaReset: found.resetText } : {}),
+          ...(found.transient ? { quotaTransient: true } : {}), ...(found.selfResume ? { quotaSelfResume: true } : {}),
+        };
+      }
     }
     for (const pattern of profile.patterns) {
       if (pattern.kind !== kind) continue;
@@ -57,6 +68,11 @@ function matchedLine(text: string, regex: RegExp): string {
 const MENU_CURSOR = /^\s*(?:│\s*)?[❯›>●▌]\s*(\d+)\.\s/m;
 /** Every numbered option of a menu, with its label. */
 const MENU_OPTION = /^\s*(?:│\s*)?(?:[❯›>●▌]\s*)?(\d+)\.\s+([^\n]*)$/gm;
+/** An option that says yes. */
+const YES_ONCE = /^Yes\b/i;
+/** A yes that lasts beyond this one call (a rule, a mode, a default): never chosen for the user. */
+const LASTING = /\b(?:always|don['’]t ask again|do not ask again|switch(?:es)? to|default|from now on|for (?:this|the) (?:session|project)|all\b)/i;
+
 /** An option that refuses or quits. */
 const REFUSAL = /^(?:No\b|Deny\b|Cancel\b|Exit\b|Quit\b|Reject\b)/i;
 
@@ -67,6 +83,14 @@ const REFUSAL = /^(?:No\b|Deny\b|Cancel\b|Exit\b|Quit\b|Reject\b)/i;
 export function answerKeys(profile: Profile, c: Classification, lines: readonly string[]): string[] | undefined {
   switch (c.kind) {
     case 'permission_prompt': {
+      // Claude Code's own dialogs (trust, API key, offers) are answered by dialogs.ts, with consent, or by a person.
+      if (profile.name === 'claude' && readDialog(lines)) return readDialog(lines)!.keys;
+      // A menu read by its labels: the plain "Yes" (this once), by its number or the arrows.
+      const menu = profile.name === 'codex' ? undefined : readMenu(lines);
+      if (menu) {
+        const yes = menu.options.findIndex((o) => YES_ONCE.test(o.label) && !LASTING.test(o.label));
+        if (yes >= 0) return keysFor(menu, yes);
+      }
       // Enter takes the highlighted option; when the cursor is not on "1. Yes", choose 1 directly.
       const text = lines.join('\n');
       const cursor = MENU_CURSOR.exec(text);

@@ -83,7 +83,7 @@ export function resolveProgram(
 export function missingProgramMessage(program: string): string {
   const why = hasDir(program) ? 'not an executable file' : 'not found in PATH';
   return (
-    `autodeck: agent program ${JSON.stringify(program)} is not installed (${why}); ` +
+    `agent program ${JSON.stringify(program)} is not installed (${why}); ` +
     `set the agent with --agent "PROGRAM ARGS {taskDir}", AUTODECK_AGENT or "agent" in .autodeck.json`
   );
 }

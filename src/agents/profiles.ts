@@ -99,6 +99,9 @@ const busyByStatus = (source: string): ScreenPattern[] => [
  * older layouts (boxed `│ > Try "…"` input, boxed `│ ❯ 1. Yes │` menus, a bare `>` prompt)
  * from other supervisors' test suites (test/fixtures/screens/<agent>/<version>/README.md).
  */
+/** Claude Code's end of a turn: a glyph, a past-tense verb, `for <duration>` (a spinner line has `…` instead). */
+const DONE_LINE = new RegExp(`^\\s*[${GLYPHS}]\\s*[^\\s…]+(?: [^\\s…]+)? for \\d+(?:\\.\\d+)?[hms](?: \\d+[ms])*(?:\\s*·[^…\\n]*)?$`, 'u');
+
 const CLAUDE_LAYOUT: Layout = {
   // at the left edge (or after a box's `│`): an indented `>` is a dialog's content (a wrapped `> file` redirection)
   inputLine: /^ ?(?:│\s*)?([❯>])(?=[\s\u00a0]|$)/,
@@ -106,6 +109,8 @@ const CLAUDE_LAYOUT: Layout = {
   conversation: /^(?:\s*[⏺●]\s|\s*│?\s*[❯>][\s\u00a0]+\S|\s{2,}\S)/,
   message: /^\s*[⏺●]\s/,
   overlay: /^ ?⌕ Search…/,
+  // `✻ Churned for 5s`, `✻ Cogitated for 1m 3s · done 6:05 PM`: the end of a turn (no `…`)
+  doneLine: DONE_LINE,
 };
 
 const CLAUDE: Profile = {
@@ -124,9 +129,12 @@ const CLAUDE: Profile = {
     p('question', /^\s*(?:Enter to select\b|Tab\/arrow keys to navigate\b|Ready to submit your answers\?)/im, 'bottom', 'Claude Code question tool (older)'),
     // a dialog's footer with no menu and no history search: it waits for an answer autodeck cannot give
     p('question', /^\s*(?:│\s*)?Action Required\b/m, 'bottom', 'Claude Code elicitation (agent-deck tests)'),
-    p('question', /(?<![\s\S])(?![\s\S]*⌕ Search…)(?![\s\S]*^\s*(?:│\s*)?[❯>]\s*\d+\.)[\s\S]*\besc to cancel\b/im, 'bottom', 'Claude Code dialog footer'),
+    // (not a menu with numbers, nor one that offers a Yes: those are prompts of their own kind below)
+    p('question', /(?<![\s\S])(?![\s\S]*⌕ Search…)(?![\s\S]*^\s*(?:│\s*)?[❯>]\s*\d+\.)(?![\s\S]*^[ \t]+(?:│\s*)?(?:[❯>]\s+)?Yes\b)[\s\S]*\besc to cancel\b/im, 'bottom', 'Claude Code dialog footer'),
     p('permission_prompt', /(?:Do you want|Would you like) to [^\n]*\n(?:[^\n]*\n){0,2}?\s*(?:│\s*)?[❯>]\s*1\.\s/i, 'bottom', 'Claude Code permission menu'),
-    p('permission_prompt', /❯\s*1\.\s*Yes, I trust this folder|Do you trust the files in this folder\?/, 'bottom', 'Claude Code folder trust (current and older wording)'),
+    p('permission_prompt', /❯\s*1\.\s*Yes, I trust this folder|Do you trust the files in this folder\?|^\s*(?:❯\s*)?Yes, I trust this (?:folder|directory)\b/m, 'bottom', 'Claude Code folder trust (2.1.197, 2.1.332 and older wording)'),
+    // 2.1.332: menus without numbers (`❯ No` over `  Yes`, `❯ No, exit` over `  Yes, I accept`): a cursor line and a Yes option a few lines apart
+    p('permission_prompt', /^[ \t]+(?:│\s*)?[❯>]\s+\S[^\n]*\n(?:[^\n]*\n){0,3}?[ \t]+(?:│\s*)?Yes\b|^[ \t]+(?:│\s*)?Yes\b[^\n]*\n(?:[^\n]*\n){0,3}?[ \t]+(?:│\s*)?[❯>]\s+\S/m, 'bottom', 'Claude Code 2.1.332 menu without numbers (captured)'),
     // wordings other supervisors' tests treat as Claude Code waiting on a person (asheshgoplani/agent-deck)
     p('permission_prompt', /^\s*(?:│\s*)?(?:Waiting for user confirmation|Allow execution of\b)/m, 'bottom', 'confirmation wording (agent-deck tests)'),
     p('permission_prompt', /^\s*(?:│\s*)?❯\s*\d+\.\s.*\n\s*(?:│\s*)?\d+\.\s|^\s*(?:│\s*)?\d+\.\s.*\n\s*(?:│\s*)?❯\s*\d+\.\s/m, 'bottom', 'a numbered menu with its cursor'),
@@ -136,6 +144,9 @@ const CLAUDE: Profile = {
     YES_NO,
     PRESS_ENTER,
     ...busyByStatus('Claude Code'),
+    // a tool still running (2.1.197 `⎿  Running… (9s)`; both: `(ctrl+b ctrl+b (twice) to run in background)` under it)
+    // with no end of the turn after it: busy whatever the status line under the box shows
+    p('busy', new RegExp(`^\\s*(?:⎿\\s+Running…|\\(ctrl\\+b(?: ctrl\\+b)?(?: \\(twice\\))? to run in background\\))(?![\\s\\S]*${DONE_LINE.source.slice(1, -1)})`, 'mu'), 'recent', 'Claude Code running tool (captured)'),
     p('idle', /^(?:│\s*)?[❯>]$/, 'input', 'Claude Code input line'),
     p('idle', /⌕ Search…/, 'bottom', 'Claude Code history search'),
   ],

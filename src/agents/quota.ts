@@ -8,6 +8,17 @@ export interface QuotaMatch {
   line: string;
   /** The reset clause ("resets 5am (UTC)", "try again in 20s", "|1749924000"), when it has one. */
   resetText?: string;
+  /**
+   * A generic rate limit (`429`, "rate limit exceeded", "too many requests", "throttled",
+   * "quota exceeded") with no usage-limit wording and no reset: a transient limit, waited
+   * out with a growing back-off, not a usage-limit stop that lifts at a named time.
+   */
+  transient?: boolean;
+  /**
+   * The agent scheduled its own resume (Claude Code 2.1.332: "Continuing automatically at
+   * 9:30pm"): nothing is to be typed; the time it names is the reset.
+   */
+  selfResume?: boolean;
 }
 
 /**
@@ -22,7 +33,20 @@ interface StopPattern {
   need?: RegExp;
   /** Where the wording comes from: `spec` (CLAUDE-CODE.md) or `transcribed <source>`. */
   from: string;
+  /** Only a line the agent itself wrote: not a tool's output (`⎿ …`, or indented four or more). */
+  agentsOwn?: boolean;
 }
+
+/** The words of a generic rate limit. */
+const GENERIC_WORDS = /\b429\b|\btoo many requests\b|\brate[ -]?limit(?:ed|ing)?\b(?:[^\n]*\b(?:exceeded|reached|hit)\b)?|\bthrottl(?:ed|ing|e)\b|\bquota (?:exceeded|exhausted)\b|\bRESOURCE_EXHAUSTED\b|\brate_limit(?:_error)?\b/i;
+/**
+ * A line that is a generic rate limit on its own: the phrase leading the line (`Too Many
+ * Requests`, `Rate limit exceeded.`, `Throttled`, `Quota exceeded for …`, `429 Too Many
+ * Requests`, `HTTP 429`), or an error that names it (`Request failed with status 429`).
+ */
+const GENERIC_HEAD = /^(?:(?:HTTP(?:\/[\d.]+)? |status |code )?429\b|too many requests\b|rate[ -]?limit(?:ed)?(?: (?:exceeded|reached|hit))?\b[.!:]?(?:\s|$)|(?:[\w-]+ ){0,3}(?:(?:was|were|is|are|been|being|got|get) )*throttl(?:ed|ing)\b|quota (?:exceeded|exhausted)\b|resource[_ ]exhausted\b|(?:request |requests )?(?:failed|rejected)\b[^\n]*\b(?:429|too many requests|rate[ -]?limit(?:ed)?|throttl\w*)\b)/i;
+/** A usage limit that lifts at a time: its wording, not a generic one. */
+const USAGE_WORDS = /\b(?:usage|session|weekly|daily|monthly|hourly|5-hour|five-hour|opus|sonnet|plan|spend(?:ing)?|credits?|extra usage)\b[^\n]*\blimit\b|\blimit will reset\b|\bout of (?:[\w-]+ ){0,2}(?:usage|credits?)\b|\byou(?:'ve| have)? (?:hit|reached) your\b/i;
 
 const STOP_PATTERNS: readonly StopPattern[] = [
   // `Claude AI usage limit reached|<epoch>`, `Claude usage limit reached. Your limit will reset at 1pm (…)`
@@ -70,6 +94,10 @@ const STOP_PATTERNS: readonly StopPattern[] = [
   // Aider (litellm): `The API provider has rate limited you. Try again later or check your
   // quotas.` — a stop only when no `Retrying in …` follows (transcribed, Aider-AI aider/exceptions.py).
   { head: /^The API provider has rate limited you\b/i, from: 'transcribed aider exceptions.py' },
+  // A generic rate limit said as an error of the agent's: `Error: 429 Too Many Requests`,
+  // `error: rate limit exceeded`, `Request throttled (429)`, `HTTP 429`, `✕ Too Many Requests`.
+  // Not in a tool's output (under `⎿`, or indented as its continuation): a tool may print these words about another API.
+  { head: GENERIC_HEAD, agentsOwn: true, from: 'generic rate limit' },
 ];
 
 /**
@@ -102,8 +130,31 @@ export function findQuotaMessage(text: string): QuotaMatch | undefined {
   const at = lastStopLine(lines);
   if (at === undefined) return undefined;
   if (lines.slice(at).some((l) => BUSY_RETRY.some((re) => re.test(l)))) return undefined;
-  const resetText = resetClause(logicalLine(lines, at));
-  return resetText === undefined ? { line: lines[at]!.trim() } : { line: lines[at]!.trim(), resetText };
+  const logical = logicalLine(lines, at);
+  const resumeAt = selfResumeTime(lines.slice(Math.max(0, at - 3)));
+  const resetText = resumeAt ?? resetClause(logical);
+  const line = lines[at]!.trim();
+  const transient = resetText === undefined && GENERIC_WORDS.test(logical) && !USAGE_WORDS.test(logical);
+  return {
+    line,
+    ...(resetText !== undefined ? { resetText } : {}),
+    ...(transient ? { transient: true } : {}),
+    ...(resumeAt !== undefined ? { selfResume: true } : {}),
+  };
+}
+
+/**
+ * Claude Code's own scheduled resume near the stop (`Continuing automatically at 9:30pm ·
+ * Esc to cancel`, `set to continue automatically at 9:30pm`): the time it names, as a reset clause.
+ */
+const SELF_RESUME = /\b(?:Continuing|continue|resuming|resume) automatically (at [^·|\n]*\d[^·|\n]*)/i;
+
+function selfResumeTime(lines: readonly string[]): string | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = SELF_RESUME.exec(lines[i]!);
+    if (m) return m[1]!.trim();
+  }
+  return undefined;
 }
 
 function lastStopLine(lines: string[]): number | undefined {
@@ -123,9 +174,13 @@ function isStopLine(lines: string[], i: number): boolean {
   return STOP_PATTERNS.some((p) => {
     if (p.mid) return p.mid.test(lines[i]!);
     if (!p.head?.test(bare) && !p.head?.test(unlabelled)) return false;
+    if (p.agentsOwn && TOOL_OUTPUT.test(lines[i]!) && !/\b(?:API )?Error\b[^\n]*\b429\b/i.test(lines[i]!)) return false;
     return !p.need || p.need.test(lines.slice(i, i + 4).join(' '));
   });
 }
+
+/** A tool's output as Claude Code and Codex show it: under `⎿`/`└`, or its indented continuation. */
+const TOOL_OUTPUT = /^\s*[⎿└]|^\s{4,}\S/;
 
 /** An error label in front of a message: `error:`, `Error -`, `Claude error:`, `[ERROR]`. */
 const ERROR_LABEL = /^(?:(?:\[?(?:[\w-]+ )?(?:error|failed|failure)\]\s*[:·—–-]*|(?:[\w-]+ )?(?:error|failed|failure)\s*[:·—–-]+)\s*)+/i;
@@ -196,8 +251,14 @@ export function quotaFromTranscriptEntry(entry: unknown): QuotaMatch | undefined
   const found = findQuotaMessage(text);
   if (apiQuota) {
     const line = found?.line ?? firstLine(text) ?? 'API Error: 429';
-    const resetText = found?.resetText ?? resetClause(text);
-    return resetText === undefined ? { line } : { line, resetText };
+    // 2.1.332 writes the limit itself: `apiError: "usage_limit_reached"`, `apiErrorParams.rate_limit_info.resetsAt` (epoch s)
+    const info = isRecord(entry['apiErrorParams']) && isRecord(entry['apiErrorParams']['rate_limit_info']) ? entry['apiErrorParams']['rate_limit_info'] : {};
+    const resetsAt = typeof info['resetsAt'] === 'number' && Number.isFinite(info['resetsAt']) ? `|${Math.round(info['resetsAt'])}` : undefined;
+    const resetText = resetsAt ?? found?.resetText ?? resetClause(text);
+    const usage = entry['apiError'] === 'usage_limit_reached' || USAGE_WORDS.test(text);
+    // a 429 with no reset and no usage limit named (an API key's per-minute limit): transient
+    const transient = resetText === undefined && !usage;
+    return { line, ...(resetText !== undefined ? { resetText } : {}), ...(transient ? { transient: true } : {}) };
   }
   return message['model'] === '<synthetic>' ? found : undefined;
 }

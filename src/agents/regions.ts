@@ -19,6 +19,11 @@ export interface Layout {
   message?: RegExp;
   /** An overlay of the agent's own (Claude Code's history search `⌕ Search…`): no status under it. */
   overlay?: RegExp;
+  /**
+   * The line that ends a turn (`✻ Churned for 5s`): status lines above the newest one are
+   * stale (a spinner line left over above it is no longer running).
+   */
+  doneLine?: RegExp;
 }
 
 export interface Regions {
@@ -109,7 +114,8 @@ export function findRegions(raw: readonly string[], layout: Layout): Regions {
   const isStatus = (l: string): boolean => STATS_ONLY.test(l) || !layout.conversation.test(l);
   // No input line and no box (a cropped or older screen): every non-conversation line at the bottom.
   const unframed = inputAt < 0 && bottomRule < 0 && top < 0;
-  const statusLines = unframed ? bottomOf(shown, BOTTOM_LINES).filter(isStatus) : [...recentLines.filter(isStatus), ...footer];
+  const current = layout.doneLine ? afterLast(recentLines, layout.doneLine) : recentLines;
+  const statusLines = unframed ? bottomOf(shown, BOTTOM_LINES).filter(isStatus) : [...current.filter(isStatus), ...footer];
 
   // The model's messages never hold a dialog: they are left out of the bottom.
   const unsaid = layout.message ? withoutMessages(shown, layout.message) : shown;
@@ -135,6 +141,12 @@ function latestBlock(lines: readonly string[], end: number): string[] {
   let first = last;
   while (first > 0 && !blank(lines[first - 1]!) && !RULE.test(lines[first - 1]!) && last - first < 15) first--;
   return last < 0 ? [] : lines.slice(first, last + 1);
+}
+
+/** The lines after the last one that matches (all of them when none does): the newest status wins. */
+function afterLast(lines: readonly string[], re: RegExp): readonly string[] {
+  for (let i = lines.length - 1; i >= 0; i--) if (re.test(lines[i]!)) return lines.slice(i + 1);
+  return lines;
 }
 
 /** The last `n` non-empty lines. */

@@ -91,6 +91,7 @@ export const CLAUDE_SCHEMAS = {
       ageMs: { type: ['integer', 'null'] },
       state: { type: 'string', description: '`needs you`, `limit`, `working`, `idle`, `done`, `failed`, `stopped`, or Claude Code\'s own word for one autodeck does not know.' },
       phase: { type: 'string' },
+      group: { type: 'string', description: 'its state group, as the loops\' (needs_you, failed, waiting, running, stopped, done, idle)' },
       needs: { type: ['object', 'null'], properties: { reason: { type: 'string' }, text: { type: 'string' }, resetAt: { type: ['string', 'null'] }, requestId: { type: ['integer', 'null'] } } },
       claude: { type: 'object' },
       loop: { type: ['string', 'null'], description: 'The task folder of the autodeck loop whose agent this session is.' },

@@ -119,6 +119,7 @@ const DOCUMENT = {
           taskDir: { type: 'string', description: 'The absolute path of a task module under a root.' },
           maxIterations: { type: 'integer', minimum: 1, maximum: 1000 },
           timeoutMinutes: { type: 'number', exclusiveMinimum: 0, maximum: 1440 },
+          worktree: { type: 'boolean', description: 'Run the loop in a git worktree of its own (default: the `worktree` setting).' },
         },
       },
       LoopStatus: {
@@ -141,6 +142,24 @@ const DOCUMENT = {
           contextTokens: { type: ['integer', 'null'] },
           contextWindow: { type: ['integer', 'null'] },
           ctxPercent: { type: ['integer', 'null'], description: 'How full the context is; null when unknown.' },
+          verify: {
+            description: 'The verify that must pass before the loop is complete (status `verifying` while it runs); null without one.',
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                required: ['command', 'failures', 'attempts', 'running'],
+                properties: {
+                  command: { type: 'string' }, failures: { type: 'integer' }, attempts: { type: 'integer' }, running: { type: 'boolean' },
+                  startedAt: { type: ['string', 'null'] }, elapsedMs: { type: ['integer', 'null'] },
+                },
+              },
+            ],
+          },
+          worktree: {
+            description: 'The git worktree the loop\'s agent works in; null without one.',
+            oneOf: [{ type: 'null' }, { type: 'object', required: ['path', 'branch'], properties: { path: { type: 'string' }, branch: { type: 'string' } } }],
+          },
           needsYou: {
             description: 'The loop waits on a person: why, and the prompt, question or failure (printable, one line); null when it does not.',
             oneOf: [

@@ -48,7 +48,7 @@ export interface Route {
 /** `:id` of `/api/sessions/:id/task-auto` that means "the session autodeck derives". */
 export const AUTO_SESSION = 'auto';
 
-const START_FIELDS = new Set(['taskDir', 'maxIterations', 'timeoutMinutes']);
+const START_FIELDS = new Set(['taskDir', 'maxIterations', 'timeoutMinutes', 'worktree']);
 
 /** The start options of a body, checked as the settings are. */
 function startOptions(body: Record<string, unknown>): StartOptions {
@@ -65,6 +65,10 @@ function startOptions(body: Record<string, unknown>): StartOptions {
       throw new HttpError(400, `timeoutMinutes must be a number of minutes above 0 and at most 1440 (got ${excerpt(timeoutMinutes, 40)})`);
     }
     options.timeoutMinutes = timeoutMinutes;
+  }
+  if (body.worktree !== undefined) {
+    if (typeof body.worktree !== 'boolean') throw new HttpError(400, `worktree must be true or false (got ${excerpt(body.worktree, 40)})`);
+    options.worktree = body.worktree;
   }
   return options;
 }

@@ -12,6 +12,11 @@ function keyChar(code: number): string {
   return String.fromCharCode(code <= 0x1a ? code | 0x60 : code | 0x40);
 }
 
+/** The detach key as a person reads it: `Ctrl-Q`. */
+export function detachKeyName(detachByte: string): string {
+  return `Ctrl-${keyChar(checkDetachByte(detachByte)).toUpperCase()}`;
+}
+
 /**
  * What a terminal may send for the detach key. The agent's bytes reach the user's terminal
  * while attached, so an agent that turns on the kitty keyboard protocol or xterm's

@@ -1,7 +1,8 @@
 import { childProcess } from '../lazy.js';
 import type { TmuxSession } from '../sessions/tmux.js';
 import { borrowInput, type AttachInput, type AttachIo, type AttachOutput, type AttachResult } from './io.js';
-import { tmuxKeyName } from './keys.js';
+import { detachKeyName, tmuxKeyName } from './keys.js';
+import { bannerText } from './banner.js';
 import { RESET_TERMINAL_MODES } from './modes.js';
 
 /** Enough of tmux's complaint for an error message. */
@@ -29,7 +30,7 @@ function runClient(cmd: { file: string; args: string[]; env: Record<string, stri
 /**
  * Attach for a tmux session: the real tmux client takes the terminal (it redraws the
  * pane, sets its own terminal modes and resets them when it leaves), with the dashboard's
- * detach key bound to detach-client. Our input does not read meanwhile (borrowInput), so
+ * detach key bound to detach-client and named in the session's status line. Our input does not read meanwhile (borrowInput), so
  * Node takes no keys meant for tmux from the same terminal.
  */
 export async function tmuxAttach(session: TmuxSession, io: AttachIo, detachByte: string): Promise<AttachResult> {
@@ -37,7 +38,7 @@ export async function tmuxAttach(session: TmuxSession, io: AttachIo, detachByte:
   const stdin = fdOf(io.input, 'input');
   const stdout = fdOf(io.output, 'output');
   const before = session.size();
-  const cmd = session.attachCommand(tmuxKeyName(detachByte));
+  const cmd = session.attachCommand(tmuxKeyName(detachByte), bannerText(session.name, detachKeyName(detachByte)));
   let attached = true;
   // With remain-on-exit the client would stay on a dead pane: send it back instead.
   session.onExit(() => {

@@ -1,5 +1,5 @@
 import type { StateCell, RowCells } from '../deck/cells.js';
-import type { Triage } from '../deck/needsYou.js';
+import { groupById, stateDef, type StateDef } from '../deck/states.js';
 import { printable } from '../format/event.js';
 import { spendCellText } from '../spend/text.js';
 import { activeAdoptedMs } from './governor.js';
@@ -16,38 +16,19 @@ import { kindWord, needLine, type ClaudePhase } from './view.js';
 /** The mark in front of a Claude Code session's name: not one of autodeck's loops. */
 export const CLAUDE_MARK = '✻';
 
-const CELLS: Record<ClaudePhase, StateCell> = {
-  needs_you: { glyph: '?', word: 'needs you', tone: 'warn', loud: true },
-  limit: { glyph: '‖', word: 'limit', tone: 'warn', loud: true },
-  working: { glyph: '▶', word: 'working', tone: 'active' },
-  idle: { glyph: '·', word: 'idle', tone: 'muted' },
-  done: { glyph: '✓', word: 'done', tone: 'ok' },
-  failed: { glyph: '✗', word: 'failed', tone: 'bad', loud: true },
-  stopped: { glyph: '■', word: 'stopped', tone: 'muted' },
-  other: { glyph: '?', word: 'unknown', tone: 'muted' },
-};
-
-export function claudeStateCell(e: ClaudeEntry): StateCell {
-  const cell = CELLS[e.view.phase];
+/** The session's state in the table's one set of states and groups (src/deck/states.ts). */
+export function claudeState(e: ClaudeEntry): StateDef {
+  const phase: ClaudePhase = e.view.phase;
+  if (phase === 'limit') return stateDef('claude', e.adopted ? 'limit_adopted' : 'limit');
   // a state autodeck does not know: Claude Code's own word
-  return e.view.phase === 'other' ? { ...cell, word: printable(e.view.word).slice(0, 12) } : cell;
+  if (phase === 'other') return stateDef('claude', printable(e.view.word).slice(0, 12) || 'unknown');
+  return stateDef('claude', phase);
 }
 
-/** Which headline group of the header the session counts in. */
-export function claudeTriage(e: ClaudeEntry): Triage {
-  switch (e.view.phase) {
-    case 'needs_you':
-    case 'limit':
-      return 'needs_you';
-    case 'working':
-      return 'running';
-    case 'done':
-      return 'done';
-    case 'failed':
-      return 'failed';
-    default:
-      return 'other';
-  }
+export function claudeStateCell(e: ClaudeEntry): StateCell {
+  const s = claudeState(e);
+  const g = groupById(s.group);
+  return { glyph: g.glyph, word: s.word, tone: s.tone ?? g.tone, ...(s.loud ? { loud: true } : {}) };
 }
 
 /** `~/src/app` for a folder under the home directory. */

@@ -3,6 +3,8 @@ import type { Store } from '../store/index.js';
 import type { ClaudeEntry } from './watch.js';
 import { ClaudeWatch } from './watch.js';
 import { activeAdoptedMs } from './governor.js';
+import { claudeState } from './cells.js';
+import type { GroupId } from '../deck/states.js';
 
 /**
  * Claude Code's sessions as `status --json`, the REST API and the dashboard's detail view
@@ -25,6 +27,8 @@ export interface ClaudeSessionJson {
   /** autodeck's word: `needs you`, `limit`, `working`, `idle`, `done`, `failed`, `stopped`, or Claude Code's own. */
   state: string;
   phase: string;
+  /** Its state group, as the loops' (the dashboard's header, `status`). */
+  group: GroupId;
   /** What it needs from a person; null when nothing. */
   needs: { reason: string; text: string; resetAt: string | null; requestId: number | null } | null;
   /** Claude Code's own fields, as it gave them. */
@@ -55,7 +59,7 @@ export function claudeSessionJson(e: ClaudeEntry, now: number): ClaudeSessionJso
   const need = e.view.need;
   const a = e.adopted;
   return {
-    source: 'claude', key: s.key, sessionId: s.sessionId, id: s.id, kind: s.kind, name: s.name, cwd: s.cwd, pid: s.pid ?? null,
+    source: 'claude', group: claudeState(e).group, key: s.key, sessionId: s.sessionId, id: s.id, kind: s.kind, name: s.name, cwd: s.cwd, pid: s.pid ?? null,
     startedAt: s.startedAt !== undefined ? new Date(s.startedAt).toISOString() : null,
     ageMs: s.startedAt !== undefined ? Math.max(0, now - s.startedAt) : null,
     state: e.view.word, phase: e.view.phase,

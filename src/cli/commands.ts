@@ -22,6 +22,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [
       { name: 'fast', type: 'boolean', description: 'a step every 0.6 s: every loop ends within seconds' },
       { name: 'speed', type: 'string', value: 'SECONDS', default: '3 in the dashboard, 0.6 headless', description: 'seconds per step of the simulated agent (more than 0, at most 60)' },
+      json('headless: one JSON event per line on stdout (NDJSON)'),
     ],
     settings: ['backend', 'detachKey', 'notify'],
     example: { command: 'autodeck demo --speed 1', says: 'the demo, three times as fast' },
@@ -31,17 +32,32 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'init', group: 'start',
     summary: 'prepare a project for Claude Code loops (hooks, skill, .gitignore)',
     args: NONE,
-    about: 'In the project (the git top level), adds the loop\'s transient files to .gitignore, registers ' +
-      'autodeck\'s hooks in .claude/settings.json (the loop hooks do nothing in sessions autodeck did not start; ' +
-      'the permission hook lets autodeck answer their permission requests) ' +
-      'and installs the /autodeck-auto skill. It prints each change; running it again changes only what is ' +
-      'missing or out of date.',
+    about: 'In the project (its git top level, or a folder with a project\'s files), adds the loop\'s transient ' +
+      'files to .gitignore, registers autodeck\'s hooks in .claude/settings.json (the loop hooks do nothing in sessions ' +
+      'autodeck did not start; the permission hook lets autodeck answer their permission requests) and installs the /autodeck-auto skill. The settings file is edited in place, its ' +
+      'formatting and comments kept. It prints each change; running it again changes only what is missing or out ' +
+      'of date; --undo takes back exactly what it changed. Outside a project it refuses, unless --user.',
     flags: [
+      { name: 'user', type: 'boolean', description: 'your user settings (~/.claude) instead: the hooks and the skill for every project' },
+      { name: 'undo', type: 'boolean', description: 'take back what init changed here (with --user: in ~/.claude), and nothing else' },
       { name: 'force', type: 'boolean', description: 'replace an /autodeck-auto skill you edited' },
     ],
     settings: [],
-    example: { command: 'cd ~/src/my-project && autodeck init', says: 'prepare my-project' },
+    example: { command: 'cd ~/src/my-project && autodeck init', says: 'prepare my-project; autodeck init --undo takes it back' },
     load: async () => (await import('../commands/init.js')).init,
+  },
+  {
+    name: 'doctor', group: 'start',
+    summary: 'is Claude Code inside the tested range; does the database open',
+    args: NONE,
+    about: 'Finds the agent program as a loop would, runs `claude --version` and says whether that release is ' +
+      'inside the range autodeck is tested with, and what will not work outside it; opens the state database ' +
+      'read-only and says whether it is sound. Changes nothing. Exit 0 when all is well, 1 when something needs you.',
+    flags: [json('the checks as one JSON object')],
+    settings: ['agent', 'agentProfile', 'db', 'claudePermissionMode'],
+    example: { command: 'autodeck doctor', says: 'is this machine ready for a loop?' },
+    exits: '0 all is well, 1 something needs you, 2 usage or settings error',
+    load: async () => (await import('../commands/doctor.js')).doctor,
   },
   {
     name: 'new', group: 'start',
@@ -65,7 +81,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       json('one JSON event per line on stdout (NDJSON)'),
       { name: 'refuse-failed', type: 'boolean', description: 'do not start on a module whose last loop failed (exit 3)' },
     ],
-    settings: ['maxIterations', 'timeoutMinutes', 'agent', 'backend', 'maxCostUsd'],
+    settings: ['maxIterations', 'timeoutMinutes', 'agent', 'backend', 'maxCostUsd', 'verify', 'worktree'],
     moreSettings: true,
     example: { command: 'autodeck run AiTasks/fix-login --max-iterations 10', says: 'one loop, at most 10 iterations' },
     exits: '0 every loop complete, 1 a loop ended another way, 2 usage or settings error, ' +
@@ -105,7 +121,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [
       json('the same as JSON: {"loops": [...], "recent": [...]}'),
       { name: 'iterations', type: 'boolean', description: 'tokens, cost and compactions of each iteration too' },
-      { name: 'format', type: 'string', value: 'FORMAT', default: 'text', description: 'text, json, or tmux: a short segment for status-right (▶3 ?1 ✗1)' },
+      { name: 'format', type: 'string', value: 'FORMAT', default: 'text', description: 'text, json, or tmux: a short segment for status-right (?1 ✗1 ▶3)' },
     ],
     settings: ['db'],
     example: { command: "tmux set -g status-right '#(autodeck status --format tmux)'", says: 'loop counts in the tmux status line' },
@@ -136,6 +152,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     settings: ['db'],
     example: { command: 'autodeck history AiTasks/fix-login', says: 'its runs, and limits for the next' },
     load: async () => (await import('../commands/history.js')).historyCommand,
+  },
+  {
+    name: 'worktrees', group: 'look',
+    summary: "the loops' git worktrees and what each holds",
+    args: NONE,
+    about: 'Lists the worktrees autodeck made for loops (branches autodeck/...) in the repositories of the roots, ' +
+      'of the current folder and of the loops it knows: uncommitted changes, commits their base lacks, merged. ' +
+      'With --prune it removes those that hold nothing and no loop uses; it never removes work or deletes a branch.',
+    flags: [
+      { name: 'prune', type: 'boolean', description: 'remove the worktrees that hold nothing (git worktree remove)' },
+      json('the worktrees as JSON'),
+    ],
+    settings: ['roots', 'db'],
+    example: { command: 'autodeck worktrees --prune', says: 'remove the empty ones, list what is kept and why' },
+    load: async () => (await import('../commands/worktrees.js')).worktrees,
   },
   {
     name: 'lookup', group: 'look',

@@ -1,8 +1,7 @@
 import wrapAnsi from 'wrap-ansi';
 import { SETTINGS_TABLE, type SettingRow } from '../config/schema.js';
 import { COMMANDS, GROUP_TITLES } from './commands.js';
-import { usageLine } from './parse.js';
-import type { CommandSpec, FlagSpec } from './spec.js';
+import { usageLine, type CommandSpec, type FlagSpec } from './spec.js';
 
 /** Every help text fits a terminal of this many columns. */
 export const HELP_WIDTH = 80;
@@ -34,7 +33,7 @@ const headWidth = (rows: readonly (readonly [string, string])[]): number => Math
 const withDefault = (text: string, def: string | undefined): string =>
   (def === undefined ? text : `${text} (default ${def.replace(/^(.*?) \((.*)\)$/, '$1, $2')})`);
 const flagHead = (f: FlagSpec): string => (f.type === 'string' ? `--${f.name} ${f.value ?? 'VALUE'}` : `--${f.name}`);
-const settingHead = (r: SettingRow): string => `${r.flag} ${r.kind.arg}`;
+const settingHead = (r: SettingRow): string => (r.kind.boolean ? `${r.flag} (--no-${r.flag.slice(2)})` : `${r.flag} ${r.kind.arg}`);
 
 /** `autodeck help COMMAND`, `autodeck COMMAND --help`. */
 export function commandHelp(c: CommandSpec): string {
@@ -56,7 +55,8 @@ export function commandHelp(c: CommandSpec): string {
 }
 
 export const EXIT_CODES_TEXT = 'Exit codes: 0 done as asked, 1 a loop ended another way or nothing was found, ' +
-  '2 usage or settings error, 3 conflict (already running), 130 interrupted.';
+  '2 usage or settings error, 3 conflict (already running), 4 the state database cannot be used (the message ' +
+  'names the file and what to do), 130 interrupted.';
 
 /** `autodeck help`, `autodeck --help`: what autodeck is, and every command in one line. */
 export function overviewHelp(version: string): string {
@@ -97,6 +97,7 @@ export function settingsHelp(): string {
       ...paragraph([r.kind.range, `default ${r.default.text}`, r.env, `"${r.name}"`].filter(Boolean).join(' · '), 6));
   }
   out.push('', ...paragraph('In the environment, roots are separated like PATH; in config files "agent" may be ' +
-    'a string or an array of strings, and relative paths are relative to the file.'));
+    'a string or an array of strings, and relative paths are relative to the file. More, with examples: ' +
+    'docs/configuration.md.'));
   return `${out.join('\n')}\n`;
 }

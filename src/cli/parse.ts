@@ -1,18 +1,24 @@
-import { parseArgs } from 'node:util';
+import meow from 'meow';
 import { CliError, EXIT } from '../commands/context.js';
 import { SETTINGS_TABLE, type SettingRow } from '../config/schema.js';
 import { COMMANDS } from './commands.js';
-import type { CommandSpec } from './spec.js';
+import { usageLine, type CommandSpec } from './spec.js';
 import { didYouMean } from './suggest.js';
 
 /**
  * A command line read against the command table: a help or version request, or a command
  * (undefined: the dashboard) with its words and its flags. Every usage error is a CliError
- * with exit 2, one line that names the fix. Pure: no I/O.
+ * with exit 2, one line that names the fix. No I/O but meow's reading of package.json.
+ *
+ * meow reads the values (one call, every flag of every command: a flag has one type
+ * wherever it appears); what meow lets pass is checked here against the command's own
+ * flags, on the words as typed: an unknown flag (meow drops some, `--Json`, and keeps
+ * others), a string flag with no value (meow gives nothing, as if it were not there), a
+ * switch given a value, a word the command does not take.
  */
 export type CommandLine =
   | { kind: 'help'; topic: 'overview' | 'settings' | CommandSpec }
-  | { kind: 'version' }
+  | { kind: 'version'; version: string }
   | { kind: 'command'; command: CommandSpec | undefined; args: string[]; flags: Record<string, unknown> };
 
 interface Known {
@@ -21,84 +27,96 @@ interface Known {
   value: string;
   /** A setting's list flag collects every value (`--root a --root b`); any other flag keeps its last. */
   multiple: boolean;
+  /** The camelCase key the value is given under (`refuse-failed` -> `refuseFailed`). */
   key: string;
 }
 
 const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 const usageError = (message: string): CliError => new CliError(`autodeck: ${message}`, EXIT.usage);
 const quoted = (words: readonly string[]): string => words.map((w) => JSON.stringify(w)).join(' ');
+/** A word that reads as a flag: `--json`, `-x`; not `-` (stdin) nor a negative number. */
+const flagLike = (word: string): boolean => /^-[^\d.]/.test(word);
 
-export function usageLine(command: CommandSpec | undefined): string {
-  if (!command) return 'autodeck [flags]';
-  return ['autodeck', command.name, command.args.usage, '[flags]'].filter(Boolean).join(' ');
-}
-
+/** The settings' flags; a switch (`--worktree`) takes no value, and its `--no-` form sets it false. */
 function settingFlags(settings: readonly SettingRow[]): Map<string, Known> {
-  return new Map(settings.map((r) => [r.flag.slice(2), { type: 'string', value: r.kind.arg, multiple: r.kind.multiple === true, key: r.flagKey }]));
+  return new Map(settings.map((r): [string, Known] => [r.flag.slice(2), r.kind.boolean
+    ? { type: 'boolean', value: '', multiple: false, key: r.flagKey }
+    : { type: 'string', value: r.kind.arg, multiple: r.kind.multiple === true, key: r.flagKey }]));
 }
 
 export function parseCommandLine(argv: readonly string[], commands: readonly CommandSpec[] = COMMANDS, settings: readonly SettingRow[] = SETTINGS_TABLE): CommandLine {
   const everyFlag = new Map<string, Known>(settingFlags(settings));
   for (const c of commands) for (const f of c.flags) everyFlag.set(f.name, { type: f.type, value: f.value ?? '', multiple: false, key: camel(f.name) });
-  const options = Object.fromEntries([...everyFlag].map(([name, k]) => [name, { type: k.type, multiple: true }]));
-  const { tokens } = parseArgs({
-    args: [...argv], strict: false, allowPositionals: true, tokens: true,
-    options: { ...options, help: { type: 'boolean', short: 'h', multiple: true }, version: { type: 'boolean', multiple: true } },
+  const cli = meow({
+    importMeta: import.meta,
+    argv: [...argv],
+    // every flag may be given twice (the last wins, silently): meow refuses a repeat unless it collects
+    flags: Object.fromEntries([...everyFlag.values()].map((k) => [k.key, { type: k.type, isMultiple: true }])),
+    allowUnknownFlags: true,
+    autoHelp: false,
+    autoVersion: false,
+    booleanDefault: undefined,
+    description: false,
   });
 
-  // The command is the first word before any `--`; every other word is its.
-  let terminated = false;
-  let word: string | undefined;
-  let wordAt = -1;
-  const args: string[] = [];
-  let help = false;
-  let version = false;
-  for (const t of tokens) {
-    if (t.kind === 'option-terminator') terminated = true;
-    else if (t.kind === 'positional') {
-      if (!terminated && word === undefined && args.length === 0) [word, wordAt] = [t.value, t.index];
-      else args.push(t.value);
-    } else if (!terminated && t.name === 'help') help = true;
-    else if (!terminated && t.name === 'version') version = true;
-  }
+  // After `--` every word is a word; meow puts them at the end of its input.
+  const end = argv.indexOf('--');
+  const typed = end < 0 ? argv : argv.slice(0, end);
+  const after = end < 0 ? [] : argv.slice(end + 1);
+  const before = cli.input.slice(0, cli.input.length - after.length);
+  const [word, ...rest] = before;
+  const args = [...rest, ...after];
 
   if (word === 'help') return { kind: 'help', topic: helpTopic(args, commands) };
   const command = word === undefined ? undefined : commands.find((c) => c.name === word);
-  if (word !== undefined && !command) {
-    // `--max-iter 3`: an unknown flag took no value, so its value reads as the command
-    const stray = tokens.find((t) => t.kind === 'option' && !everyFlag.has(t.name) && t.name !== 'help' && t.name !== 'version');
-    if (stray?.kind === 'option' && wordAt > stray.index) {
-      throw unknownFlag(stray.rawName.startsWith('--') ? stray.rawName : argv[stray.index]!, undefined, [...settingFlags(settings).keys()], commands);
-    }
-    throw unknownCommand(word, commands);
-  }
-  if (help) return { kind: 'help', topic: command ?? 'overview' };
-  if (version) return { kind: 'version' };
+  if (word !== undefined && !command) throw unknownCommand(word, commands);
+  if (typed.includes('--help') || typed.includes('-h')) return { kind: 'help', topic: command ?? 'overview' };
+  if (typed.includes('--version')) return { kind: 'version', version: cli.pkg.version ?? '' };
 
   const own = new Map((command?.flags ?? []).map((f) => [f.name, everyFlag.get(f.name)!]));
   for (const [name, k] of settingFlags(settings)) own.set(name, k);
-  const flags: Record<string, unknown> = {};
-  for (const t of tokens) {
-    if (t.kind !== 'option' || t.name === 'help' || t.name === 'version') continue;
-    const known = own.get(t.name);
-    if (!known) throw unknownFlag(t.rawName.startsWith('--') ? t.rawName : argv[t.index]!, command, [...own.keys()], commands);
+  checkFlags(typed, command, own, commands);
+  checkArgs(command, args);
+  return { kind: 'command', command, args, flags: valuesOf(cli.flags, typed, own) };
+}
+
+/** The flags as typed, checked against `own` (the command's and the settings'), in order: the first fault is the one said. */
+function checkFlags(typed: readonly string[], command: CommandSpec | undefined, own: ReadonlyMap<string, Known>, commands: readonly CommandSpec[]): void {
+  for (let i = 0; i < typed.length; i++) {
+    const word = typed[i]!;
+    if (!flagLike(word) || word === '-h' || word === '--help' || word === '--version') continue;
+    const eq = word.indexOf('=');
+    const name = word.startsWith('--') ? word.slice(2, eq < 0 ? undefined : eq) : '';
+    const known = own.get(name) ?? (name.startsWith('no-') && own.get(name.slice(3))?.type === 'boolean' ? own.get(name.slice(3)) : undefined);
+    if (!known) throw unknownFlag(word, command, [...own.keys()], commands);
+    const raw = eq < 0 ? word : word.slice(0, eq);
     if (known.type === 'boolean') {
-      if (t.inlineValue) throw usageError(`${t.rawName} takes no value (got ${JSON.stringify(t.value)}); see autodeck help${command ? ` ${command.name}` : ''}`);
-      flags[known.key] = true;
+      if (eq >= 0) throw usageError(`${raw} takes no value (got ${JSON.stringify(word.slice(eq + 1))}); see autodeck help${command ? ` ${command.name}` : ''}`);
       continue;
     }
-    const value = t.value;
-    // parseArgs takes the next word as the value, whatever it is: `--title --json` would
-    // title the module "--json". A word that looks like a flag means the value is missing;
-    // a negative number is a value.
-    if (value === undefined || (!t.inlineValue && /^-[^\d.]/.test(value))) {
-      const hint = value === undefined ? '' : ` (got the flag ${value}; a value that starts with a dash goes as ${t.rawName}=${value})`;
-      throw usageError(`${t.rawName} needs a value: ${t.rawName} ${known.value}${hint}`);
+    if (eq >= 0) continue;
+    const value = typed[i + 1];
+    // meow reads `--title --json` as no title at all: a word that looks like a flag means the
+    // value is missing; a negative number is a value
+    if (value === undefined || flagLike(value)) {
+      const hint = value === undefined ? '' : ` (got the flag ${value}; a value that starts with a dash goes as ${raw}=${value})`;
+      throw usageError(`${raw} needs a value: ${raw} ${known.value}${hint}`);
     }
-    flags[known.key] = known.multiple ? [...((flags[known.key] as string[] | undefined) ?? []), value] : value;
+    i++;
   }
-  checkArgs(command, args);
-  return { kind: 'command', command, args, flags };
+}
+
+/** meow's values in the shape the commands take: a list flag keeps its list, any other its last value; one not given is absent. */
+function valuesOf(parsed: Record<string, unknown>, typed: readonly string[], own: ReadonlyMap<string, Known>): Record<string, unknown> {
+  const flags: Record<string, unknown> = {};
+  for (const [name, k] of own) {
+    let values = (parsed[k.key] as unknown[] | undefined) ?? [];
+    // `--title=` is an empty value, which meow drops: the command says what is wrong with it
+    if (values.length === 0 && k.type === 'string' && typed.includes(`--${name}=`)) values = [''];
+    if (values.length === 0) continue;
+    flags[k.key] = k.multiple ? values.map(String) : k.type === 'string' ? String(values.at(-1)) : values.at(-1);
+  }
+  return flags;
 }
 
 function helpTopic(args: readonly string[], commands: readonly CommandSpec[]): 'overview' | 'settings' | CommandSpec {
@@ -121,17 +139,16 @@ function unknownCommand(word: string, commands: readonly CommandSpec[], others: 
 function unknownFlag(raw: string, command: CommandSpec | undefined, accepted: readonly string[], commands: readonly CommandSpec[]): CliError {
   const where = command ? ` for ${command.name}` : '';
   const helpOf = command ? `autodeck help ${command.name}` : 'autodeck help settings';
+  const whose = command ? 'its' : "the dashboard's";
   const name = raw.replace(/^-+/, '').split('=')[0]!;
   // `-json`: one dash reads as the letters -j -s -o -n
-  if (!raw.startsWith('--') && name.length > 1) {
-    return usageError(`unknown flag ${raw}${where}; flags take two dashes (--${name}); ${helpOf} lists ${command ? 'its' : 'the dashboard\'s'} flags`);
-  }
+  if (!raw.startsWith('--') && name.length > 1) return usageError(`unknown flag ${raw}${where}; flags take two dashes (--${name}); ${helpOf} lists ${whose} flags`);
   const elsewhere = commands.filter((c) => c !== command && c.flags.some((f) => f.name === name)).map((c) => c.name);
   if (elsewhere.length > 0 && raw.startsWith('--')) {
-    return usageError(`${command ? command.name : 'the dashboard'} takes no ${raw} (a flag of ${elsewhere.join(', ')}); ${helpOf} lists ${command ? 'its' : 'the dashboard\'s'} flags`);
+    return usageError(`${command ? command.name : 'the dashboard'} takes no --${name} (a flag of ${elsewhere.join(', ')}); ${helpOf} lists ${whose} flags`);
   }
   const hint = didYouMean(`--${name}`, [...accepted.map((f) => `--${f}`), '--help', '--version']);
-  return usageError(`unknown flag ${raw}${where}${hint ? ` (did you mean ${hint}?)` : ''}; ${helpOf} lists ${command ? 'its' : 'the dashboard\'s'} flags`);
+  return usageError(`unknown flag ${raw.split('=')[0]}${where}${hint ? ` (did you mean ${hint}?)` : ''}; ${helpOf} lists ${whose} flags`);
 }
 
 function checkArgs(command: CommandSpec | undefined, args: readonly string[]): void {

@@ -53,3 +53,9 @@ export interface CommandSpec {
   /** Loaded only when the command runs: start-up time matters (the hooks, `status` in tmux). */
   readonly load: () => Promise<CommandRun>;
 }
+
+/** `autodeck run TASK_DIR... [flags]`; without a command, the dashboard's. */
+export function usageLine(command: CommandSpec | undefined): string {
+  if (!command) return 'autodeck [flags]';
+  return ['autodeck', command.name, command.args.usage, '[flags]'].filter(Boolean).join(' ');
+}

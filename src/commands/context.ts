@@ -10,7 +10,7 @@ export interface DashboardStart {
  * Opens the dashboard and resolves with the exit code when the user quits. It lives in
  * components/ (React), which src/ never imports: the bin hands it in.
  */
-export type DashboardLauncher = (ctx: CommandContext, opts: { title?: string; start?: DashboardStart[]; follow?: boolean }) => Promise<number>;
+export type DashboardLauncher = (ctx: CommandContext, opts: { title?: string; start?: DashboardStart[]; follow?: boolean; throwaway?: boolean }) => Promise<number>;
 
 /** What every command gets from the CLI: its words, its flags, the settings and the streams. */
 export interface CommandContext {
@@ -22,10 +22,12 @@ export interface CommandContext {
   cwd: string;
   /** The dashboard, when this process has a terminal to show it in. */
   dashboard?: DashboardLauncher | undefined;
+  /** The environment the agents get, when not this process's (the demo's: a home of its own). */
+  agentEnv?: NodeJS.ProcessEnv | undefined;
 }
 
-/** The exit codes every command uses. */
-export const EXIT = { ok: 0, other: 1, usage: 2, conflict: 3, interrupted: 130 } as const;
+/** Exit codes (`autodeck help` lists them). `database`: the state database cannot be used (dbProblem). */
+export const EXIT = { ok: 0, other: 1, usage: 2, conflict: 3, database: 4, interrupted: 130 } as const;
 
 /** A one-line failure a person can act on; the CLI prints it and exits with `code`. */
 export class CliError extends Error {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { FAST_STEP, PACED_STEP, demoModules, writeDemoWorkspace } from '../demo/workspace.js';
@@ -25,6 +25,8 @@ export async function demo(ctx: CommandContext): Promise<number> {
     roots: [root],
     db: join(workspace, 'state.db'),
     agent: [process.execPath, BIN, 'sim', '{taskDir}'],
+    // the simulated agent writes a transcript as Claude Code does (tokens, cost, context), read as Claude Code's
+    agentProfile: 'claude' as const,
     agentCwd: workspace,
     heartbeatSeconds: 1,
     // Paced, a prompt waits five heartbeats (STALL 1/5 .. 5/5 on screen) before it is
@@ -33,19 +35,23 @@ export async function demo(ctx: CommandContext): Promise<number> {
     timeoutMinutes: step > FAST_STEP ? 3 : ctx.settings.timeoutMinutes,
     graceSeconds: 10,
   };
+  // a home of the agents' own, in the workspace: their transcripts go there, not into the person's ~/.claude
+  const home = join(workspace, 'home');
+  mkdirSync(home);
+  const demoCtx = { ...ctx, settings, agentEnv: { ...(ctx.agentEnv ?? process.env), HOME: home } };
   const requests = modules.map((m) => ({
     dir: join(root, m.name),
     options: m.maxIterations ? { maxIterations: m.maxIterations } : {},
   }));
   if (ctx.dashboard) {
-    const code = await ctx.dashboard({ ...ctx, settings }, { title: 'autodeck demo', start: requests, follow: true });
-    line(ctx.stderr, `autodeck demo: the workspace was ${workspace}`);
+    const code = await ctx.dashboard(demoCtx, { title: 'autodeck demo', start: requests, follow: true, throwaway: true });
+    line(ctx.stderr, `autodeck demo: its workspace was ${workspace} (each demo makes a new one; delete it when you like)`);
     return code;
   }
   line(ctx.stderr, `autodeck demo: workspace ${workspace}`);
   for (const m of modules) line(ctx.stderr, `  ${m.name.padEnd(20)} ${m.shows}`);
   line(ctx.stderr, '');
-  await supervise({ ...ctx, settings }, requests);
+  await supervise(demoCtx, requests);
   line(ctx.stderr, '');
   // Copy-pastable from where the demo was started, whether or not autodeck is on PATH.
   const self = `node ${JSON.stringify(relative(ctx.cwd, BIN))}`;
@@ -61,7 +67,7 @@ export async function demo(ctx: CommandContext): Promise<number> {
 export function demoStep(flags: Record<string, unknown>, dashboard: boolean): number {
   if (flags.speed !== undefined) {
     const s = Number(flags.speed);
-    if (!(s > 0 && s <= 60)) throw new CliError(`autodeck demo: --speed: ${JSON.stringify(String(flags.speed))} is not a number of seconds per step from 0 to 60`);
+    if (!(s > 0 && s <= 60)) throw new CliError(`autodeck demo: --speed: ${JSON.stringify(String(flags.speed))} is not a number of seconds per step, more than 0 and at most 60 (0.6 is --fast)`);
     return s;
   }
   if (flags.fast) return FAST_STEP;

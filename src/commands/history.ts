@@ -8,8 +8,9 @@ import { scoreOf } from '../history/score.js';
 import type { LimitSuggestion } from '../history/suggest.js';
 import { suggestionFor } from '../history/forModule.js';
 import { CliError, line, type CommandContext } from './context.js';
-import { taskDirArg } from './target.js';
+import { requireKnownTaskDir, taskDirArg } from './target.js';
 import { tokensText } from '../spend/text.js';
+import type { VerifyRow } from '../store/verifies.js';
 
 /** How many runs `history` lists unless `--last N` says otherwise. */
 export const HISTORY_RUNS = 20;
@@ -23,6 +24,29 @@ export function historyRunJson(run: RunRow): Record<string, unknown> {
     timeoutMinutes: run.timeoutMinutes,
     score: Math.round(scoreOf(run) * 1000) / 1000,
   };
+}
+
+/** One verify as `history --json` lists it under its run. */
+export function verifyJson(v: VerifyRow): Record<string, unknown> {
+  return {
+    attempt: v.attempt, command: v.command, cwd: v.cwd, startedAt: v.startedAt, durationMs: v.durationMs, exitCode: v.exitCode,
+    signal: v.signal || null, timedOut: v.timedOut, passed: v.passed, outputBytes: v.outputBytes, tail: v.tail,
+  };
+}
+
+const ordinal = (n: number): string => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+
+/** A run's verifies and worktree, a line each: `verify: 3 runs, passed at the 3rd (4s)`, `worktree autodeck/x-1a2b3c kept: clean, 2 ahead (PATH)`. */
+export function runExtrasLines(run: RunRow, verifies: readonly VerifyRow[]): string[] {
+  const out: string[] = [];
+  if (verifies.length > 0) {
+    const last = verifies.at(-1)!;
+    const how = last.passed ? `passed at the ${ordinal(verifies.length)} (${duration(last.durationMs)})`
+      : `the last ${last.timedOut ? 'timed out' : `exited ${last.exitCode ?? last.signal ?? '?'}`}${last.tail ? `: ${last.tail.split('\n').at(-1)!.slice(0, 100)}` : ''}`;
+    out.push(`verify: ${verifies.length} run${verifies.length === 1 ? '' : 's'}, ${how}`);
+  }
+  if (run.worktreePath) out.push(`worktree ${run.worktreeBranch || '(detached)'} ${run.worktreeState || 'kept'} (${run.worktreePath})`);
+  return out;
 }
 
 /** The limits to suggest for a module's next loop, from its newest runs (see history/suggest.ts). */
@@ -100,23 +124,24 @@ export async function historyCommand(ctx: CommandContext): Promise<number> {
 export function history(ctx: CommandContext, claude?: { sessions: unknown[]; lines: string[] }): number {
   const last = ctx.flags.last === undefined ? HISTORY_RUNS : Number(ctx.flags.last);
   if (!Number.isInteger(last) || last < 1) throw new CliError(`autodeck: --last: ${String(ctx.flags.last)} is not a whole number >= 1`);
-  if (ctx.args.length > 1) throw new CliError('autodeck history: name one task module folder at most');
   const taskDir = ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'history') : undefined;
   const store = Store.open(ctx.settings.db);
   try {
+    if (taskDir !== undefined) requireKnownTaskDir(store, taskDir, ctx.args[0]!, 'history');
     const runs = store.runs.list(last, taskDir);
     const suggestion = taskDir === undefined ? null : suggestionFor(store, taskDir, ctx.settings);
     const perIteration = ctx.flags.iterations === true;
     const its = (run: RunRow) => store.iterations.list(run.taskDir, run.startedAt).map(iterationJson);
     if (ctx.flags.json === true) {
+      const verifies = (run: RunRow) => store.verifies.list(run.taskDir, run.startedAt).map(verifyJson);
       line(ctx.stdout, JSON.stringify({
-        runs: runs.map((r) => ({ ...historyRunJson(r), ...(perIteration ? { perIteration: its(r) } : {}) })), suggestion,
+        runs: runs.map((r) => ({ ...historyRunJson(r), verifies: verifies(r), ...(perIteration ? { perIteration: its(r) } : {}) })), suggestion,
         ...(claude ? { claudeSessions: claude.sessions } : {}),
       }, null, 2));
       return 0;
     }
     if (runs.length === 0) {
-      line(ctx.stdout, 'No finished runs.');
+      line(ctx.stdout, taskDir === undefined ? 'No finished runs.' : `No finished runs of ${printable(ctx.args[0]!)} yet.`);
     } else {
       const total = runs.length < last ? runs.length : store.runs.count(taskDir);
       if (taskDir !== undefined) {
@@ -127,6 +152,11 @@ export function history(ctx: CommandContext, claude?: { sessions: unknown[]; lin
       if (perIteration) {
         line(ctx.stdout, '');
         for (const r of runs) line(ctx.stdout, printable(`${when(r.startedAt)}  ${r.taskName || basename(r.taskDir)}  ${iterationsText(its(r))}`));
+      }
+      const extras = runs.flatMap((r) => runExtrasLines(r, store.verifies.list(r.taskDir, r.startedAt)).map((l) => `${when(r.startedAt)}  ${r.taskName || basename(r.taskDir)}  ${l}`));
+      if (extras.length > 0) {
+        line(ctx.stdout, '');
+        for (const l of extras) line(ctx.stdout, printable(l));
       }
       if (total > runs.length) line(ctx.stdout, `(the last ${runs.length} of ${total}; --last N shows more)`);
     }

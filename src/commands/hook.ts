@@ -3,6 +3,7 @@ import type { Store } from '../store/index.js';
 import { pragma } from '../store/statements.js';
 import { defaultDbPath } from '../paths.js';
 import { HOOKS_ENV, HOOKS_INJECTED } from '../agents/claudeSettings.js';
+import type { PreToolAnswer } from '../hooks/preToolUse.js';
 
 /**
  * Claude Code waits for its hooks; a writer holding the database longer than this makes the
@@ -77,7 +78,10 @@ export async function runHook(io: HookIo): Promise<number> {
   try {
     const { readEventInput, parseEvent } = await import('../hooks/input.js');
     const parsed = parseEvent(await readEventInput(io.stdin));
+    // The approval policy answers first, before anything that may fail or wait (the database).
+    const policy = sub === 'state' && parsed.ok && parsed.event.hook_event_name === 'PreToolUse' ? await policyAnswer(io, parsed.event) : undefined;
     store = await openStore(io);
+    if (policy) recordPolicy(store, io, session, policy, now());
     if (sub !== 'stop' && sub !== 'state') throw new Error(`unknown hook "${sub ?? ''}" (expected stop or state)`);
     if (!parsed.ok) throw new Error(parsed.reason);
     if (sub === 'state') {
@@ -100,6 +104,30 @@ export async function runHook(io: HookIo): Promise<number> {
   } finally {
     store?.close();
   }
+}
+
+/** The policy's deny or ask for a PreToolUse event, printed at once; undefined when it allows or has no policy. */
+async function policyAnswer(io: HookIo, event: Record<string, unknown>): Promise<PreToolAnswer | undefined> {
+  const { readApprovalEnv, preToolAnswer } = await import('../hooks/preToolUse.js');
+  const setup = readApprovalEnv(io.env);
+  const answer = setup ? preToolAnswer(event, setup) : undefined;
+  if (!answer?.output) return undefined;
+  io.stdout.write(answer.output);
+  return answer;
+}
+
+/** The answer as an `approval` event of the loop (a deny) or nothing more (an ask: the prompt follows, and the loop decides it). */
+function recordPolicy(store: Store, io: HookIo, session: string, answer: PreToolAnswer, now: Date): void {
+  if (answer.outcome.decision !== 'deny') return;
+  const { request: r, outcome: o } = answer;
+  store.events.insert({
+    at: now.toISOString(), session, taskDir: io.env.AUTODECK_TASK_DIR ?? '', kind: 'approval',
+    detail: {
+      decision: o.decision, rule: o.rule, reason: o.reason, tool: r.tool,
+      ...(r.command !== undefined ? { command: r.command.slice(0, 500) } : {}), ...(r.path !== undefined ? { path: r.path } : {}),
+      ...(r.url !== undefined ? { url: r.url } : {}), prompt: r.text, source: 'pretooluse',
+    },
+  });
 }
 
 async function openStore(io: HookIo): Promise<Store> {

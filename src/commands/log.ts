@@ -1,7 +1,7 @@
 import { Store } from '../store/index.js';
 import { formatEvent } from '../format/event.js';
 import { CliError, line, type CommandContext } from './context.js';
-import { taskDirArg } from './target.js';
+import { requireKnownTaskDir, taskDirArg } from './target.js';
 import { DEFAULT_EVENT_BOUNDS } from '../store/eventPruning.js';
 
 const EVENT_BOUNDS_TEXT = `the newest ${DEFAULT_EVENT_BOUNDS.maxRows} events of the last ${DEFAULT_EVENT_BOUNDS.retentionMs / 86_400_000} days are kept`;
@@ -13,15 +13,16 @@ export function log(ctx: CommandContext): number {
   const taskDir = ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'log') : undefined;
   const store = Store.open(ctx.settings.db);
   try {
+    if (taskDir !== undefined) requireKnownTaskDir(store, taskDir, ctx.args[0]!, 'log');
     // Said on stderr so that --json stays one event per line.
     const pruned = store.events.prunedSummary();
     if (pruned.rows > 0) {
       line(ctx.stderr, `autodeck log: ${pruned.rows} older events were dropped to keep the log bounded (${EVENT_BOUNDS_TEXT})` +
         `${pruned.newestDroppedAt ? `; the newest dropped was from ${pruned.newestDroppedAt}` : ''}; repeats of one event are counted on one line`);
     }
-    for (const e of store.events.list(last, taskDir)) {
-      line(ctx.stdout, ctx.flags.json === true ? JSON.stringify(e) : formatEvent(e));
-    }
+    const events = store.events.list(last, taskDir);
+    for (const e of events) line(ctx.stdout, ctx.flags.json === true ? JSON.stringify(e) : formatEvent(e));
+    if (events.length === 0) line(ctx.stderr, `autodeck log: no events${taskDir === undefined ? '' : ` for ${ctx.args[0]}`} yet (a loop records them as it runs)`);
     return 0;
   } finally {
     store.close();

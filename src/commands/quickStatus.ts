@@ -53,6 +53,12 @@ async function quickTmuxStatus(argv: string[]): Promise<number | undefined> {
   const { quickDbPath } = await import('./statusDb.js');
   const db = quickDbPath(values.db, process.env, process.cwd());
   if (db === undefined) return undefined;
+  // a database named in a folder that does not exist: the full path says so (the default's
+  // folder is made when first used, and no database yet is nothing to say)
+  const { existsSync } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  const { defaultDbPath } = await import('../paths.js');
+  if (!existsSync(dirname(db)) && db !== defaultDbPath(process.env)) return undefined;
   const { tmuxStatus } = await import('./statusTmux.js');
   process.stdout.write(`${tmuxStatus(db)}\n`);
   return 0;

@@ -91,7 +91,8 @@ export async function supervise(ctx: CommandContext, requests: StartRequest[]): 
   }
   if (!json) {
     for (const r of runs) {
-      line(ctx.stderr, printable(`${r.taskName}: ${r.outcome}${r.forced ? ' (forced)' : ''} after ${r.iterations} iterations in ${duration(r.activeMs)}`));
+      line(ctx.stderr, printable(`${r.taskName}: ${r.outcome}${r.forced ? ' (forced)' : ''} after ${r.iterations} iterations in ${duration(r.activeMs)}`
+        + (r.worktreePath && r.worktreeState !== 'removed' ? `; its work is in ${r.worktreePath} (branch ${r.worktreeBranch}, ${(r.worktreeState ?? '').replace(/^kept: /, '')})` : '')));
     }
   }
   if (interrupts > 0) return EXIT.interrupted;

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { pragma, statement } from '../store/statements.js';
-import { countTriage, tmuxSegment, triage } from '../deck/needsYou.js';
+import { stateOf, tmuxSegment } from '../deck/states.js';
 import type { LoopStatus, WaitingFor } from '../store/loops.js';
 
 /**
- * `autodeck status --format tmux`: `▶3 ?1 ✗1` for a tmux status-right, run every few
- * seconds. One read-only query of the loop table and nothing else (no migrations, no
- * runs, no owner checks): it must stay well under 100 ms. No database yet: nothing to say.
+ * `autodeck status --format tmux`: `?1 ✗1 ▶3` for a tmux status-right, run every few
+ * seconds: the live loops in the header's groups (src/deck/states.ts). One read-only query
+ * of the loop table and nothing else (no migrations, no runs, no owner checks): it must
+ * stay well under 100 ms. No database yet: nothing to say.
  */
 export function tmuxStatus(dbPath: string): string {
   if (!existsSync(dbPath)) return '';
@@ -21,10 +22,9 @@ export function tmuxStatus(dbPath: string): string {
       // a database from before "needs you" (schema 4): the statuses alone
       rows = statement(db, 'SELECT status FROM task_auto').all() as typeof rows;
     }
-    const groups = rows.map((r) => triage({
-      status: r.status as LoopStatus, stopReason: r.stop_reason ?? '', waitingFor: parseWaiting(r.waiting_for),
-    }));
-    return tmuxSegment(countTriage(groups));
+    return tmuxSegment(rows.map((r) => stateOf({
+      loop: { status: r.status as LoopStatus, stopReason: r.stop_reason ?? '', waitingFor: parseWaiting(r.waiting_for) },
+    })));
   } finally {
     db.close();
   }

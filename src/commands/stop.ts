@@ -2,7 +2,7 @@ import { Store } from '../store/index.js';
 import { stopOthersLoop } from '../supervisor/remoteStop.js';
 import { hostname } from 'node:os';
 import { EXIT, line, type CommandContext } from './context.js';
-import { taskDirArg } from './target.js';
+import { requireKnownTaskDir, taskDirArg } from './target.js';
 
 /**
  * `autodeck stop TASK_DIR [--force]`: writes the stop file; the loop's owner sees it
@@ -13,6 +13,7 @@ export function stop(ctx: CommandContext): number {
   const force = ctx.flags.force === true;
   const store = Store.open(ctx.settings.db);
   try {
+    requireKnownTaskDir(store, taskDir, ctx.args[0]!, 'stop');
     const row = store.loops.getByTaskDir(taskDir);
     if (!row || row.status === 'failed') {
       line(ctx.stderr, `autodeck: no loop is running on ${taskDir}`);

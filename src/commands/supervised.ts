@@ -13,13 +13,13 @@ import { superviseThroughClosedOutput } from '../cliExit.js';
  * A supervisor and its store for this process, once the backend is known to work (a
  * missing tmux is one line, exit 2). Its events go nowhere yet: the caller decides.
  */
-export function openQuietSupervisor(settings: Settings): { store: Store; supervisor: Supervisor } {
+export function openQuietSupervisor(settings: Settings, agentEnv?: NodeJS.ProcessEnv): { store: Store; supervisor: Supervisor } {
   if (settings.backend === 'tmux') {
     const tmux = tmuxAvailable();
     if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
   }
   const store = Store.open(settings.db);
-  return { store, supervisor: new Supervisor({ store, settings, lastResort: true }) };
+  return { store, supervisor: new Supervisor({ store, settings, lastResort: true, ...(agentEnv ? { env: agentEnv } : {}) }) };
 }
 
 /** Whether a person is attached to the loop of a task folder (no notification then). */
@@ -62,7 +62,7 @@ export function notifyTargets(settings: Settings): string | undefined {
  * printed one human line each on stderr, or NDJSON on stdout with `--json`.
  */
 export function openSupervisor(ctx: CommandContext): { store: Store; supervisor: Supervisor; notifier: ExternalNotifier } {
-  const { store, supervisor } = openQuietSupervisor(ctx.settings);
+  const { store, supervisor } = openQuietSupervisor(ctx.settings, ctx.agentEnv);
   if (ctx.stdout === process.stdout) {
     superviseThroughClosedOutput((stream) => store.events.record({
       at: new Date().toISOString(), session: '', taskDir: '', kind: 'error',

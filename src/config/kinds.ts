@@ -1,6 +1,8 @@
-import { delimiter } from 'node:path';
+import { existsSync } from 'node:fs';
+import { delimiter, dirname } from 'node:path';
 import { AgentCommandError, splitAgentCommand } from '../agents/command.js';
 import { userPath } from '../paths.js';
+import { parseVerify, type VerifySetting } from '../verify/command.js';
 import { describeValue } from '../format/bounded.js';
 
 /** Where a raw value came from, and what relative paths in it are relative to. */
@@ -22,6 +24,8 @@ export interface Kind<T> {
   range?: string;
   /** The flag may be repeated, each value kept. */
   multiple?: boolean;
+  /** A switch: `--flag` alone is true, `--no-flag` false (meow `boolean`). */
+  boolean?: boolean;
   parse(raw: unknown, ctx: ParseContext): Parsed<T>;
 }
 
@@ -168,11 +172,64 @@ export const httpUrl: Kind<string> = {
   },
 };
 
+/** On or off: true/false (a flag alone, `--no-…`, a file's JSON boolean), or yes/no, on/off, 1/0 as text. */
+export const bool: Kind<boolean> = {
+  arg: '',
+  boolean: true,
+  range: 'true|false',
+  parse(raw) {
+    if (typeof raw === 'boolean') return ok(raw);
+    const v = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+    if (v === 'true' || v === 'yes' || v === 'on' || v === '1') return ok(true);
+    if (v === 'false' || v === 'no' || v === 'off' || v === '0') return ok(false);
+    return fail(`${show(raw)} is not true or false`);
+  },
+};
+
+/**
+ * A command that must pass (src/verify/): a shell line as a string (a flag, a variable or a
+ * file), an argv as an array (a file); `none` or empty for none. Where it was given comes
+ * with it: a flag or variable wins over a module's own `.index.json`, a file does not.
+ */
+export const verifyCommand: Kind<VerifySetting> = {
+  arg: 'COMMAND',
+  parse(raw, ctx) {
+    const parsed = parseVerify(raw);
+    return parsed.ok ? ok({ command: parsed.command, origin: ctx.origin }) : fail(parsed.message);
+  },
+};
+
+/** A branch, tag or commit to start from, as git names it; empty for HEAD. Checked by git when used. */
+export const gitRef: Kind<string> = {
+  arg: 'REF',
+  parse(raw) {
+    if (typeof raw !== 'string') return fail(`${show(raw)} is not a branch, tag or commit name`);
+    const v = raw.trim();
+    if (v.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(v)) return fail(`${show(raw)} is not a branch, tag or commit name`);
+    return ok(v);
+  },
+};
+
 export const path = (arg = 'PATH'): Kind<string> => ({
   arg,
   parse(raw, ctx) {
     if (typeof raw !== 'string' || raw.trim() === '') return fail(`${show(raw)} is not a path`);
     return ok(userPath(raw, ctx.home, ctx.baseDir));
+  },
+});
+
+/**
+ * A file autodeck may create, in a folder that must exist: a typo in the folder is said,
+ * not made (the default's own folder is created when first used, and not checked here).
+ */
+export const fileInFolder = (arg = 'PATH'): Kind<string> => ({
+  arg,
+  parse(raw, ctx) {
+    const parsed = path(arg).parse(raw, ctx);
+    if (!parsed.ok) return parsed;
+    const folder = dirname(parsed.value);
+    if (!existsSync(folder)) return fail(`the folder ${folder} does not exist; create it first, or choose another path`);
+    return parsed;
   },
 });
 

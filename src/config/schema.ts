@@ -2,7 +2,9 @@ import { basename } from 'node:path';
 import { defaultDbPath, defaultRoots } from '../paths.js';
 import type { ModelPrice } from '../spend/prices.js';
 import type { ApprovalPolicy } from '../policy/parse.js';
-import { argv, choice, choiceList, controlKey, decimal, httpUrl, int, optionalArgv, path, paths, type Kind } from './kinds.js';
+import { claudePermissionModeKind, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
+import { argv, bool, choice, choiceList, controlKey, decimal, fileInFolder, gitRef, httpUrl, int, optionalArgv, path, paths, verifyCommand, type Kind } from './kinds.js';
+import type { VerifySetting } from '../verify/command.js';
 
 export const AGENT_PROFILES = ['claude', 'codex', 'gemini', 'aider', 'generic'] as const;
 export type AgentProfile = (typeof AGENT_PROFILES)[number];
@@ -63,6 +65,15 @@ export interface Settings {
   contextWindows: Record<string, number>;
   /** `approval` of the config files (src/policy/): the project's rules, then the user's. */
   approval: ApprovalPolicy;
+  /** What must pass before a loop is complete (src/verify/), and where it was given; its limits. */
+  verify: VerifySetting;
+  verifyTimeoutMinutes: number;
+  verifyAttempts: number;
+  /** Each loop in a git worktree of its own (src/worktree/), from this base ('' = HEAD). */
+  worktree: boolean;
+  worktreeBase: string;
+  /** The permission mode of the Claude Code sessions autodeck starts (`--permission-mode`); `inherit` passes none. */
+  claudePermissionMode: ClaudePermissionMode;
 }
 
 export type SettingName = Exclude<keyof Settings, 'profiles' | 'prices' | 'contextWindows' | 'approval'>;
@@ -180,7 +191,7 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
     description: 'where agents run: pty (inside autodeck) or tmux (outlives autodeck)',
   },
   db: {
-    flag: '--db', kind: path(), default: derived('$XDG_STATE_HOME/autodeck/state.db', (ctx) => defaultDbPath(ctx.env)),
+    flag: '--db', kind: fileInFolder(), default: derived('$XDG_STATE_HOME/autodeck/state.db', (ctx) => defaultDbPath(ctx.env)),
     description: 'the state database',
   },
   roots: {
@@ -214,6 +225,30 @@ export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]
   agentCwd: {
     flag: '--agent-cwd', kind: path('DIR'), default: derived("the task module's git top level", () => undefined),
     description: 'working directory of the agent',
+  },
+  verify: {
+    flag: '--verify', kind: verifyCommand, default: fixed<VerifySetting>({ command: undefined, origin: 'default' }, 'none'),
+    description: 'a command that must pass before a loop is complete: a shell line (run with sh -c), or an argv array in a settings file; a module\'s .index.json "verify" comes before the settings files',
+  },
+  verifyTimeoutMinutes: {
+    flag: '--verify-timeout', kind: decimal({ min: 0, exclusive: true, max: 1440 }, 'MINUTES'), default: fixed(10),
+    description: 'a verify still running after this long is killed and counts as failed',
+  },
+  verifyAttempts: {
+    flag: '--verify-attempts', kind: int(1, 100), default: fixed(3),
+    description: 'failed verifies in a row that end a loop as verify_failed',
+  },
+  worktree: {
+    flag: '--worktree', kind: bool, default: fixed(false),
+    description: 'run each loop in a git worktree of its own, on a new branch autodeck/<module>-<id>',
+  },
+  worktreeBase: {
+    flag: '--worktree-base', kind: gitRef, default: fixed('', 'HEAD'),
+    description: "the branch, tag or commit a loop's worktree starts from",
+  },
+  claudePermissionMode: {
+    flag: '--claude-permission-mode', kind: claudePermissionModeKind, default: fixed<ClaudePermissionMode>('inherit', "inherit (Claude Code's own default)"),
+    description: "Claude Code's --permission-mode for the sessions autodeck starts; the approval policy holds in every mode",
   },
 };
 

@@ -2,13 +2,12 @@ import prettyMs from 'pretty-ms';
 import { activeBase, activeMsSince, type ActiveBase } from '../supervisor/limits.js';
 import { printable } from '../format/event.js';
 import type { DeckRow } from './deck.js';
-import type { Outcome } from '../store/runs.js';
 import { ctxCellText, spendCellText } from '../spend/text.js';
 import { needsYou, needsYouLine } from './needsYou.js';
 import { claudeCells, claudeStateCell } from '../claudeSessions/cells.js';
+import { groupById, stateOf, type StateDef, type Tone } from './states.js';
 
-/** A semantic colour; components map it to a colour, or to nothing under NO_COLOR. */
-export type Tone = 'active' | 'ok' | 'warn' | 'bad' | 'muted';
+export type { Tone } from './states.js';
 
 export interface StateCell {
   /** One column wide in every terminal font we met; the word carries the meaning too. */
@@ -19,55 +18,21 @@ export interface StateCell {
   loud?: boolean;
 }
 
-const LOOP_STATES: Record<string, StateCell> = {
-  starting: { glyph: '○', word: 'starting', tone: 'active' },
-  running: { glyph: '▶', word: 'running', tone: 'active' },
-  stalled: { glyph: '!', word: 'stalled', tone: 'warn', loud: true },
-  quota_wait: { glyph: '‖', word: 'quota', tone: 'warn', loud: true },
-  stopping: { glyph: '■', word: 'stopping', tone: 'warn' },
-  suspended: { glyph: '‖', word: 'suspended', tone: 'muted' },
-  failed: { glyph: '✗', word: 'failed', tone: 'bad', loud: true },
-  budget: { glyph: '■', word: 'budget', tone: 'warn' },
-};
-
-/** A live loop waiting on a person: a prompt left to one, a question, a far quota reset. */
-export const NEEDS_YOU: StateCell = { glyph: '?', word: 'needs you', tone: 'warn', loud: true };
-
-const LIFECYCLE_TONES: Record<string, Tone> = { complete: 'ok', blocked: 'bad', cancelled: 'muted' };
-
-/** How a finished run reads, in at most eight columns. */
-export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
-  complete: { glyph: '✓', word: 'complete', tone: 'ok' },
-  blocked: { glyph: '✗', word: 'blocked', tone: 'bad' },
-  merge_conflict: { glyph: '✗', word: 'conflict', tone: 'bad' },
-  stopped: { glyph: '■', word: 'stopped', tone: 'muted' },
-  user_stop: { glyph: '■', word: 'stopped', tone: 'muted' },
-  max_iterations: { glyph: '■', word: 'max iter', tone: 'warn' },
-  timeout: { glyph: '■', word: 'timeout', tone: 'warn' },
-  stall_limit: { glyph: '!', word: 'stuck', tone: 'bad' },
-  reasoning_loop: { glyph: '!', word: 'looping', tone: 'bad' },
-  killed: { glyph: '✗', word: 'killed', tone: 'bad' },
-  failed: { glyph: '✗', word: 'failed', tone: 'bad' },
-  budget: { glyph: '■', word: 'budget', tone: 'warn' },
-  context_limit: { glyph: '■', word: 'context', tone: 'warn' },
-};
+/** How a state reads in the STATE column: its group's glyph, its own word. */
+export function cellOf(s: StateDef): StateCell {
+  const g = groupById(s.group);
+  return { glyph: g.glyph, word: s.word, tone: s.tone ?? g.tone, ...(s.loud ? { loud: true } : {}) };
+}
 
 /**
- * The state column: a loop's status; with no loop, the outcome of the module's last run
- * (what a person wants to know after a loop ended), else its lifecycle status.
+ * The state column: a loop's status (or "needs you"); with no loop, the outcome of the
+ * module's last run (what a person wants to know after a loop ended), else its own status.
  */
 export function stateCell(row: DeckRow): StateCell {
   if (row.claude) return claudeStateCell(row.claude);
-  if (row.loop) {
-    // a live loop that waits on a person: the word says so, whatever its status
-    const waiting = row.loop.status !== 'failed' && needsYou(row.loop) ? NEEDS_YOU : undefined;
-    const s = waiting ?? LOOP_STATES[row.loop.status] ?? { glyph: '?', word: row.loop.status, tone: 'muted' as Tone };
-    // A loop elsewhere whose owner died waits for an autodeck to adopt it.
-    return !row.here && !row.ownerAlive ? { ...s, word: `${s.word}?`, tone: 'muted', loud: false } : s;
-  }
-  if (row.lastRun) return OUTCOME_CELLS[row.lastRun.outcome] ?? { glyph: '·', word: row.lastRun.outcome, tone: 'muted' };
-  const word = row.lifecycle;
-  return { glyph: word === 'complete' ? '✓' : '·', word, tone: LIFECYCLE_TONES[word] ?? 'muted' };
+  const cell = cellOf(stateOf({ loop: row.loop, lastOutcome: row.lastRun?.outcome, lifecycle: row.lifecycle }));
+  // A loop elsewhere whose owner died waits for an autodeck to adopt it.
+  return row.loop && !row.here && !row.ownerAlive ? { glyph: cell.glyph, word: `${cell.word}?`, tone: 'muted' } : cell;
 }
 
 /**
@@ -178,6 +143,9 @@ interface RowTimes {
   quotaUntilMs?: number;
   /** A loop's timeout, as ELAPSED shows it after the slash. */
   timeout?: string;
+  /** A verify running now: when it started, and its number of the allowed (`2/3`). */
+  verifyMs?: number;
+  verifyOf?: string;
 }
 
 function rowTimes(row: DeckRow): RowTimes {
@@ -188,6 +156,10 @@ function rowTimes(row: DeckRow): RowTimes {
     ...(loop.lastSignalAt ? { lastMs: Date.parse(loop.lastSignalAt) } : {}),
     ...(row.quotaUntil ? { quotaUntilMs: Date.parse(row.quotaUntil) } : {}),
     timeout: minutes(loop.timeoutMinutes),
+    ...(loop.status === 'verifying' && loop.verifyStartedAt ? {
+      verifyMs: Date.parse(loop.verifyStartedAt),
+      verifyOf: `${(loop.verifyFailures ?? 0) + 1}/${Number(loop.settings.verifyAttempts) || 3}`,
+    } : {}),
   };
 }
 
@@ -228,7 +200,8 @@ function timelessCells(row: DeckRow, limits: CellLimits): Timeless {
     elapsedFill: undefined as number | undefined,
     paused: loop.quotaWaitSince !== '',
     stalls: `${loop.stallCount}/${threshold}`,
-    recoveries: `${loop.recoveryStep}/${loop.recoveryTotal}${total ? ` of ${total}` : ''}`,
+    // the loop's stall recoveries of the most it may make (recoveryTotal): `2/10`
+    recoveries: total ? `${loop.recoveryTotal}/${total}` : String(loop.recoveryTotal),
     lastSignal: '',
   };
   return { limits, cells, countdown, times: rowTimes(row) };
@@ -260,6 +233,8 @@ export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCell
     lastSignal: times.lastMs !== undefined ? shortAge(now - times.lastMs) : '-',
   };
   if (t.countdown) cells.step = printable(quotaStep(times.quotaUntilMs! - now));
+  // a verify under way: how long it has run, and which of the allowed it is
+  else if (times.verifyMs !== undefined) cells.step = `verify ${clockDuration(now - times.verifyMs)} (${times.verifyOf})`;
   return cells;
 }
 
@@ -280,7 +255,7 @@ export function visibleText(row: DeckRow, now: number, limits: CellLimits, spend
   });
   // The times cells count from are compared as they are: cells equal now but apart later would go stale.
   const l = row.loop;
-  const bases = l ? [l.startedAt, l.quotaWaitMs, l.quotaWaitSince, l.lastSignalAt] : [row.lastRun?.endedAt];
+  const bases = l ? [l.startedAt, l.quotaWaitMs, l.quotaWaitSince, l.lastSignalAt, l.verifyStartedAt] : [row.lastRun?.endedAt];
   return [row.key, row.quotaUntil, ...bases, ...cells].join('\u0000');
 }
 

@@ -32,14 +32,17 @@ export interface DeckRow {
   claude?: ClaudeEntry | undefined;
 }
 
-export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs' | 'tokens' | 'costUsd'>>;
+export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs' | 'tokens' | 'costUsd' | 'worktreeBranch' | 'worktreeState'>>;
 
 export interface DeckSnapshot {
   rows: readonly DeckRow[];
 }
 
 function lastRunOf(r: RunRow): LastRun {
-  return { id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced, activeMs: r.activeMs, tokens: r.tokens, costUsd: r.costUsd };
+  return {
+    id: r.id, outcome: r.outcome, endedAt: r.endedAt, iterations: r.iterations, maxIterations: r.maxIterations, forced: r.forced, activeMs: r.activeMs, tokens: r.tokens, costUsd: r.costUsd,
+    ...(r.worktreeBranch ? { worktreeBranch: r.worktreeBranch, worktreeState: r.worktreeState ?? '' } : {}),
+  };
 }
 
 /**

@@ -1,36 +1,62 @@
-import type { StateCell } from './cells.js';
 import type { DeckRow } from './deck.js';
-import { countTriage, TRIAGE_GLYPHS, triage, type TriageCounts } from './needsYou.js';
-import { claudeTriage } from '../claudeSessions/cells.js';
+import { cellWidth } from './layout.js';
+import { countGroups, countText, stateOf, type GroupCount, type StateDef } from './states.js';
+import { claudeState } from '../claudeSessions/cells.js';
 
-/** One headline group and how many modules are in it, for the header. */
-export interface StateCount extends StateCell {
-  count: number;
-}
-
-/** The headline groups in the order a person acts on them; glyphs shared with the tmux segment. */
-const GROUPS: readonly { key: keyof TriageCounts; cell: StateCell }[] = [
-  { key: 'needsYou', cell: { glyph: TRIAGE_GLYPHS.needsYou, word: 'needs you', tone: 'warn', loud: true } },
-  { key: 'failed', cell: { glyph: TRIAGE_GLYPHS.failed, word: 'failed', tone: 'bad', loud: true } },
-  { key: 'running', cell: { glyph: TRIAGE_GLYPHS.running, word: 'running', tone: 'active' } },
-  { key: 'done', cell: { glyph: TRIAGE_GLYPHS.done, word: 'done', tone: 'ok' } },
-];
-
-/** The modules in the four groups, counted as the tmux segment counts them (`triage`), so the two never disagree. */
-export function triageOf(rows: readonly DeckRow[]): TriageCounts {
-  return countTriage(rows.map((r) => (r.claude ? claudeTriage(r.claude) : triage(r.loop, r.lastRun?.outcome, r.lifecycle))));
+/** Each row's state, as its STATE cell shows it. */
+export function rowStates(rows: readonly DeckRow[]): StateDef[] {
+  return rows.map((r) => (r.claude ? claudeState(r.claude) : stateOf({ loop: r.loop, lastOutcome: r.lastRun?.outcome, lifecycle: r.lifecycle })));
 }
 
 /**
- * The header's counts: needs you, failed, running, done — the groups with none left out.
- * Each row's own state (stalled, quota, stopped by a limit) is in its STATE cell.
+ * The header's counts: every group with a module in it, in the order a person acts on them
+ * (src/deck/states.ts). Every row is in exactly one group, so they add up to the rows.
  */
-export function stateCounts(rows: readonly DeckRow[]): StateCount[] {
-  const c = triageOf(rows);
-  return GROUPS.filter((g) => c[g.key] > 0).map((g) => ({ ...g.cell, count: c[g.key] }));
+export function stateCounts(rows: readonly DeckRow[]): GroupCount[] {
+  return countGroups(rowStates(rows));
 }
 
-/** A count as the header shows it: `? 1 needs you`, or `?1` when `compact` (a side pane). */
-export function countText(c: StateCount, compact: boolean): string {
-  return compact ? `${c.glyph}${c.count}` : `${c.glyph} ${c.count} ${c.word}`;
+export interface HeaderParts {
+  title: string;
+  counts: { text: string; count: GroupCount }[];
+  tail: string;
 }
+
+/**
+ * The header: `autodeck · host vm · 7 modules  ? 1 needs you  ▶ 3 running`; compact (a side
+ * pane) `autodeck ?1 ▶3 · vm`, the host last so a narrow pane cuts it first. Components
+ * colour the counts; the words are these.
+ */
+export function headerOf(title: string, host: string, states: readonly StateDef[], compact: boolean): HeaderParts {
+  const counts = countGroups(states).map((c) => ({ text: countText(c, compact), count: c }));
+  // Claude Code's own sessions are rows too, counted apart from the modules
+  const claude = states.filter((s) => s.source === 'claude').length;
+  const n = states.length - claude;
+  const modules = `${n} module${n === 1 ? '' : 's'}${claude > 0 ? ` · ${claude} Claude Code session${claude === 1 ? '' : 's'}` : ''}`;
+  return compact
+    ? { title, counts, tail: ` · ${host}` }
+    : { title: `${title} · host ${host} · ${modules}`, counts, tail: '' };
+}
+
+/**
+ * The header for a terminal `width` wide: the full words when they fit, else the compact
+ * form (always in a side pane), so that no count is cut off the end of the line.
+ */
+export function headerFitting(title: string, host: string, states: readonly StateDef[], width: number, side: boolean): { parts: HeaderParts; compact: boolean } {
+  if (!side) {
+    const full = headerOf(title, host, states, false);
+    if (cellWidth(headerText(full, false)) <= width) return { parts: full, compact: false };
+  }
+  return { parts: headerOf(title, host, states, true), compact: true };
+}
+
+export function headerParts(title: string, host: string, rows: readonly DeckRow[], width: number, side: boolean): { parts: HeaderParts; compact: boolean } {
+  return headerFitting(title, host, rowStates(rows), width, side);
+}
+
+/** The header as plain text (as a screen capture reads it, before a filter's note). */
+export function headerText(p: HeaderParts, compact: boolean): string {
+  return `${p.title}${p.counts.map((c) => `${compact ? ' ' : '  '}${c.text}`).join('')}${p.tail}`;
+}
+
+export { countText };

@@ -25,11 +25,11 @@ export interface Column {
 }
 
 const TITLES: Record<ColumnId, string> = {
-  name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOV', lastSignal: 'LAST',
+  name: 'MODULE', state: 'STATE', iteration: 'ITER', step: 'STEP', elapsed: 'ELAPSED', stalls: 'STALL', recoveries: 'RECOVERIES', lastSignal: 'LAST',
   spend: 'TOKENS/$', ctx: 'CTX',
 };
 
-// Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `2/10 of 10`,
+// Widths fit the longest usual value: `‖ suspended`, `100/1000`, `1:02:03/24h`, `RECOVERIES`,
 // `just now`; wide, a bar of five cells and a space before iterations and elapsed time.
 // At 40 columns the side pane keeps ten for the name; the rest is fixed.
 export const BAR_CELLS = 5;
@@ -63,11 +63,21 @@ const WIDE_WITH_SPEND: readonly Column[] = Object.freeze((() => {
 })());
 
 /**
+ * Below this the wide table's two bars give their columns to the name and the step: at 100
+ * columns they would leave each twelve, too few for a name like `add-login-page`.
+ */
+export const WIDE_BARS_MIN_COLUMNS = 120;
+const WIDE_WITHOUT_BARS: readonly Column[] = Object.freeze(COLUMNS.wide.map((c): Column => (
+  c.bar === undefined ? c : { id: c.id, title: c.title, width: c.width! - c.bar - 1 })));
+
+/**
  * The table's columns at this width: the same array each time, so memoised rows stay
- * memoised. `width` (terminal columns) adds the spend columns to a wide enough table.
+ * memoised. `width` (terminal columns) adds the spend columns to a wide enough table, and
+ * takes the bars from a narrow wide one.
  */
 export function columnsFor(breakpoint: Breakpoint, width?: number): readonly Column[] {
   if (breakpoint === 'wide' && width !== undefined && width >= WIDE_SPEND_MIN_COLUMNS) return WIDE_WITH_SPEND;
+  if (breakpoint === 'wide' && width !== undefined && width < WIDE_BARS_MIN_COLUMNS) return WIDE_WITHOUT_BARS;
   return COLUMNS[breakpoint];
 }
 

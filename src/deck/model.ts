@@ -21,6 +21,10 @@ export interface ModelSettings {
   stallThreshold: number;
   recoveryTotal: number;
   backend: string;
+  /** The key that leaves attach mode (`ctrl-q`): the footer, `?` and the attach line name it. */
+  detachKey: string;
+  /** Whether a new loop gets a git worktree unless the start dialog says otherwise. */
+  worktree?: boolean;
 }
 
 /** An action's outcome, as the dashboard shows it: nothing, or one line. */
@@ -43,7 +47,7 @@ export interface DashboardModel {
   suggestion(key: string): LimitSuggestion;
   /** A module's newest finished runs, newest first (the history view). */
   runs(key: string, limit: number): RunRow[];
-  start(key: string, limits: Partial<Limits>): ActionResult;
+  start(key: string, limits: Partial<Limits>, opts?: { worktree?: boolean }): ActionResult;
   stop(key: string, force: boolean): ActionResult;
   /** Starts a failed loop again with its own limits. */
   restart(key: string): ActionResult;
@@ -96,9 +100,9 @@ export class LiveModel implements DashboardModel {
   private eventsChanged = false;
   claude: ClaudeRowActions | undefined;
 
-  constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[]) {
+  constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[], detachKey = 'ctrl-q') {
     const s = supervisor.settings;
-    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend };
+    this.settings = { maxIterations: s.maxIterations, timeoutMinutes: s.timeoutMinutes, stallThreshold: s.stallThreshold, recoveryTotal: s.recoveryTotal, backend: s.backend, detachKey, worktree: s.worktree ?? false };
     this.deck = new Deck(supervisor, store, roots);
     this.deck.on('change', this.onDeckChange);
     supervisor.on('event', this.onEvent);
@@ -186,11 +190,11 @@ export class LiveModel implements DashboardModel {
     this.deck.showClaude(service.watch);
   }
 
-  start(key: string, limits: Partial<Limits>): ActionResult {
+  start(key: string, limits: Partial<Limits>, opts: { worktree?: boolean } = {}): ActionResult {
     // on a Claude Code session's row: adopt it as a loop with these limits
     if (isClaudeKey(key)) return this.claude ? this.claude.adopt(key, limits) : { ok: false, message: 'Claude Code sessions are not watched here' };
     try {
-      this.supervisor.start(key, limits);
+      this.supervisor.start(key, { ...limits, ...opts });
       this.deck.poll();
       return { ok: true };
     } catch (err) {

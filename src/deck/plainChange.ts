@@ -1,6 +1,6 @@
 import type { DeckRow } from './deck.js';
 import { rowCells, type CellLimits, type RowCells } from './cells.js';
-import { triage } from './needsYou.js';
+import { stateOf } from './states.js';
 
 /**
  * The cells the table draws as plain text in one style per column: iteration and elapsed
@@ -13,7 +13,7 @@ import { triage } from './needsYou.js';
  */
 const PLAIN_FIELDS: ReadonlySet<string> = new Set<keyof RowCells>(['iteration', 'iterationFill', 'step', 'elapsed', 'elapsedFill', 'stalls', 'recoveries', 'lastSignal', 'spend']);
 
-const groupOf = (r: DeckRow) => triage(r.loop, r.lastRun?.outcome, r.lifecycle);
+const groupOf = (r: DeckRow) => stateOf({ loop: r.loop, lastOutcome: r.lastRun?.outcome, lifecycle: r.lifecycle }).group;
 
 /**
  * Whether `b` differs from `a` (the same module) only in plain cells: same module, same

@@ -33,6 +33,16 @@ export function validateStartForm(values: StartValues): StartFormResult {
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, limits: limits as Limits };
 }
 
+/** What Tab moves through: the two text fields, then the worktree switch. */
+export const START_FOCUS = [...START_FIELDS, 'worktree'] as const;
+export type StartFocus = (typeof START_FOCUS)[number];
+
+/** The stop after (or before) `focus` in the dialog, wrapping around. */
+export function nextFocus(focus: StartFocus, step: 1 | -1): StartFocus {
+  const i = START_FOCUS.indexOf(focus);
+  return START_FOCUS[(i + step + START_FOCUS.length) % START_FOCUS.length]!;
+}
+
 /** The field after (or before) `field`, wrapping around. */
 export function nextField(field: StartField, step: 1 | -1): StartField {
   const i = START_FIELDS.indexOf(field);

@@ -34,26 +34,26 @@ export function demoModules(step: number): DemoModule[] {
   const more = (n: number): { steps?: number } => (paced ? { steps: n } : {});
   const quotaWait = paced ? Math.max(8, Math.round(10 * step)) : 8;
   return [
-    { name: 'add-login-page', status: 'planning', title: 'Add a login page', scenario: { stepSeconds: step, ...more(20) }, maxIterations: paced ? 30 : undefined,
+    { name: 'add-login-page', status: 'planning', title: 'Add a login page', scenario: { stepSeconds: step, transcript: true, ...more(20) }, maxIterations: paced ? 30 : undefined,
       shows: 'a clean loop: plan, check, exec, check, merge, report -> complete' },
     { name: 'fix-flaky-tests', status: 'review', title: 'Fix the flaky tests',
-      scenario: { stepSeconds: step, ...more(6), results: { 'check@post-exec': ['NEEDS_FIX', 'ACCEPT'] } },
+      scenario: { stepSeconds: step, transcript: true, ...more(6), results: { 'check@post-exec': ['NEEDS_FIX', 'ACCEPT'] } },
       shows: 'a check that asks for a fix: exec runs again, then complete' },
     { name: 'migrate-database', status: 'executing', title: 'Migrate the database',
-      scenario: { stepSeconds: step, ...more(8), crash: { atIteration: paced ? 3 : 2, exitCode: 1, times: 1 } },
+      scenario: { stepSeconds: step, transcript: true, ...more(8), crash: { atIteration: paced ? 3 : 2, exitCode: 1, times: 1 } },
       shows: 'the agent crashes once: restarted after a 1 s backoff, then complete' },
     { name: 'rewrite-everything', status: 'planning', title: 'Rewrite everything', maxIterations: paced ? 12 : 5,
-      scenario: { stepSeconds: step, steps: paced ? 30 : 10 },
+      scenario: { stepSeconds: step, transcript: true, steps: paced ? 30 : 10 },
       shows: `too much work for its budget: stopped once iteration ${paced ? 12 : 5} is signalled (max_iterations); the agent finishes the step it has begun, so the row may read ${paced ? '13/12' : '6/5'}` },
     { name: 'upgrade-framework', status: 'planning', title: 'Upgrade the framework',
-      scenario: { stepSeconds: step, results: { 'check@post-plan': ['BLOCKED'] } },
+      scenario: { stepSeconds: step, transcript: true, results: { 'check@post-plan': ['BLOCKED'] } },
       shows: 'the plan check finds a blocker: the loop ends blocked' },
     { name: 'clean-old-branches', status: 'executing', title: 'Clean up old branches',
-      scenario: { stepSeconds: step, ...more(8), prompt: { atIteration: paced ? 6 : 2, text: 'Delete 14 merged branches? (y/n)' } },
+      scenario: { stepSeconds: step, transcript: true, ...more(8), prompt: { atIteration: paced ? 6 : 2, text: 'Delete 14 merged branches? (y/n)' } },
       shows: 'the agent stops at a (y/n) prompt: the stall is recognised and answered, then complete' },
     { name: 'translate-docs', status: 'review', title: 'Translate the docs', maxIterations: paced ? 30 : undefined,
       // the reset lies so far back that, with the 60 s margin, the wait lasts quotaWait seconds
-      scenario: { stepSeconds: step, ...more(16), quota: { atIteration: paced ? 14 : 2, message: `Claude AI usage limit reached|${resetIn(quotaWait)}`, seconds: 600 } },
+      scenario: { stepSeconds: step, transcript: true, ...more(16), quota: { atIteration: paced ? 14 : 2, message: `Claude AI usage limit reached|${resetIn(quotaWait)}`, seconds: 600 } },
       shows: 'a usage limit: the loop waits for the reset (its timeout paused), then goes on to complete' },
   ];
 }

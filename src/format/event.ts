@@ -63,10 +63,30 @@ export function describeEvent(e: LoopEvent): string {
     case 'approval': {
       const what = d.command ?? d.path ?? d.url ?? d.tool;
       const word = d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : String(d.decision);
-      return `${word} ${d.tool} ${what === d.tool ? '' : `${String(what)} `}(${d.rule}${d.retry ? `, try ${d.retry}` : ''}): sent ${d.keys}`;
+      const how = d.source === 'pretooluse' ? 'the PreToolUse hook told the agent why' : `sent ${d.keys}`;
+      return `${word} ${d.tool} ${what === d.tool ? '' : `${String(what)} `}(${d.rule}${d.retry ? `, try ${d.retry}` : ''}): ${how}`;
     }
+    case 'dialog':
+      return `answered the agent's dialog "${d.text}": ${d.choice}${d.retry ? ` (try ${d.retry})` : ''}, sent ${d.keys}`;
     case 'needs_you':
       return `needs you (${String(d.reason).replace(/_/g, ' ')}): ${d.text}${d.rule ? ` [${d.rule}]` : ''}`;
+    case 'verify_started':
+      return `verify ${d.attempt}/${d.attempts}: ${d.command} (in ${d.cwd})`;
+    case 'verify_passed':
+      return `verify ${d.attempt} passed in ${duration(Number(d.durationMs))}: ${d.command}`;
+    case 'verify_failed': {
+      const last = String(d.tail ?? '').split('\n').at(-1) ?? '';
+      return `verify ${d.attempt}/${d.attempts} failed: ${d.command} ${d.how} after ${duration(Number(d.durationMs))}${last ? ` (${last.slice(0, 120)})` : ''}; ` +
+        (d.final ? 'the loop ends verify_failed' : 'the agent goes back to work');
+    }
+    case 'verify_cancelled':
+      return `verify ${d.attempt} cancelled: ${d.why}`;
+    case 'verify_feedback':
+      return `told the agent why its verify failed (${d.chars} characters)`;
+    case 'worktree':
+      if (d.action === 'created') return `worktree ${d.branch} at ${d.path} from ${d.base}${d.note ? `; ${d.note}` : ''}`;
+      if (d.action === 'removed') return `worktree removed (${d.why}): ${d.path}; branch ${d.branch} kept`;
+      return `worktree kept (${d.state}): ${d.branch} at ${d.path}`;
     case 'ended':
       // a Claude Code session that was not adopted: no iterations of autodeck's to count
       if (d.iterations === undefined) return `ended: ${d.outcome}`;

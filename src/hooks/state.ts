@@ -78,8 +78,11 @@ function stateOf(event: Record<string, unknown>): AgentState | undefined {
       switch (notificationType(event)) {
         case 'permission_prompt':
         case 'elicitation_dialog':
+        // 2.1.198 and later: the agent waits on a person (a dialog, a question), or its work is done
+        case 'agent_needs_input':
           return 'waiting';
         case 'idle_prompt':
+        case 'agent_completed':
           return 'idle';
         default:
           return undefined;

@@ -130,10 +130,15 @@ function transcriptTail(path: string | undefined): TranscriptEntry[] {
   }
 }
 
-/** This loop's signal already says `(stop)`: a Stop after the loop's end must not write over it. */
-function lastSignalStops(loop: Pick<LoopRow, 'taskDir' | 'startedAt'>): boolean {
+/**
+ * This loop's signal already says `(stop)`: a Stop after the loop's end must not write over
+ * it. A `(stop)` whose verify failed since (the loop runs again) no longer ends anything.
+ */
+function lastSignalStops(loop: Pick<LoopRow, 'taskDir' | 'startedAt' | 'status' | 'verifyStartedAt'>): boolean {
   const read = readSignalFile(join(loop.taskDir, SIGNAL_FILE));
-  return read.ok && read.signal.next === '(stop)' && !(Date.parse(read.signal.timestamp) < Date.parse(loop.startedAt));
+  if (!read.ok || read.signal.next !== '(stop)' || Date.parse(read.signal.timestamp) < Date.parse(loop.startedAt)) return false;
+  const reopened = (loop.status === 'running' || loop.status === 'stalled') && Date.parse(loop.verifyStartedAt ?? '') >= Date.parse(read.signal.timestamp);
+  return !reopened;
 }
 
 function exists(path: string): boolean {

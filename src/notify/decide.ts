@@ -28,6 +28,7 @@ const OUTCOME_TEXT: Record<string, string> = {
   context_limit: 'stopped: its context was compacted three times in one iteration',
   killed: 'killed',
   failed: 'failed',
+  verify_failed: 'ended unverified (its verify kept failing)',
 };
 
 /** Screen kinds (src/agents/profiles.ts) in words. */

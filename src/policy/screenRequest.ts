@@ -52,6 +52,18 @@ function toolCall(lines: readonly string[], before: number): { tool: string; arg
   return { tool: m[1] === 'Update' ? 'Edit' : m[1]!, arg: joined.slice(0, -1) };
 }
 
+const DASHED = /^\s*╌{8,}\s*$/;
+
+/** The lines between the first two `╌` rules after the heading, their `│ ` marks taken off, joined. */
+function fencedBlock(lines: readonly string[], headAt: number, qAt: number): string | undefined {
+  const open = lines.findIndex((l, i) => i > headAt && i < qAt && DASHED.test(l));
+  if (open < 0) return undefined;
+  const close = lines.findIndex((l, i) => i > open && i < qAt && DASHED.test(l));
+  if (close < 0) return undefined;
+  const text = joinWrapped(lines.slice(open + 1, close).map((l) => l.replace(/^\s*│ ?/, '')));
+  return text === '' ? undefined : text;
+}
+
 function claudeRequest(lines: readonly string[], qAt: number, question: string): ApprovalRequest | undefined {
   const headAt = lastIndex(lines, (l) => CLAUDE_HEADINGS.some(([re]) => re.test(l)), qAt);
   const call = toolCall(lines, headAt >= 0 ? headAt : qAt);
@@ -66,8 +78,10 @@ function claudeRequest(lines: readonly string[], qAt: number, question: string):
   while (i < qAt && lines[i]!.trim() === '') i++;
   for (; i < qAt && lines[i]!.trim() !== ''; i++) block.push(lines[i]!);
   if (tool === 'Bash') {
-    // the last line is the description (Claude Code prints `Run shell command` when there is none)
-    const command = joinWrapped(block.length > 1 ? block.slice(0, -1) : block);
+    // 2.1.332: the command between two `╌` rules (wrapped lines marked `│ `), the description and a tip above
+    const fenced = fencedBlock(lines, headAt, qAt);
+    // 2.1.197: the last line is the description (Claude Code prints `Run shell command` when there is none)
+    const command = fenced ?? joinWrapped(block.length > 1 ? block.slice(0, -1) : block);
     return { tool, command, text: printableLine(`Bash: ${command} — ${question}`), source: 'screen' };
   }
   // file tools: the `● Write(/abs/path)` line names the path absolutely; the dialog relative to the cwd

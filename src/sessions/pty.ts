@@ -4,6 +4,8 @@ import type { SerializeAddon } from '@xterm/addon-serialize';
 import { nodePty, xterm, xtermSerialize } from '../lazy.js';
 import type { Session, SessionExit, SpawnSpec } from './session.js';
 import { TextScrollback } from './scrollback.js';
+import { parseProgramStatus, PROGRAM_STATUS_OSC, PROGRAM_STATUS_REPLY } from '../agents/programStatus.js';
+import type { ReportedStatus } from './session.js';
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
@@ -47,6 +49,10 @@ export class PtySession implements Session {
   screenVersion = 0;
   private readonly older = new TextScrollback(SCROLLBACK_ROOM);
   private keepOlderTimer: NodeJS.Timeout | undefined;
+  /** The newest OSC 7501 status the agent reported (see answerProgramStatus). */
+  private status: ReportedStatus | undefined;
+  /** The agent probed for OSC 7501: the device-attributes reply that ends its probe goes back too. */
+  private attributesDue = false;
 
   constructor(spec: SpawnSpec) {
     const cols = spec.cols ?? DEFAULT_COLS;
@@ -58,6 +64,7 @@ export class PtySession implements Session {
     // node-pty execs the file directly (no shell), in a new session: pid is the group leader.
     this.proc = nodePty().spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: spec.cwd, env: spec.env });
     this.pid = this.proc.pid;
+    this.answerProgramStatus();
     this.proc.onData((data) => {
       if (this.disposed) return;
       this.term.write(data, () => {
@@ -79,6 +86,36 @@ export class PtySession implements Session {
 
   get exited(): boolean {
     return this.exitInfo !== undefined;
+  }
+
+  /**
+   * Claude Code reports its state as OSC 7501 only to a terminal that answers its probe
+   * (`ESC ] 7501 ; ? BEL`, then a device-attributes query as the end of its probes): the
+   * emulator answers both, and keeps the newest status. Nothing is answered for an agent
+   * that does not ask.
+   */
+  private answerProgramStatus(): void {
+    this.term.parser.registerOscHandler(PROGRAM_STATUS_OSC, (data) => {
+      if (data.startsWith('?')) {
+        this.attributesDue = true;
+        this.write(PROGRAM_STATUS_REPLY);
+      } else {
+        const status = parseProgramStatus(data);
+        if (status) this.status = { status, at: Date.now() };
+      }
+      return true;
+    });
+    this.term.onData((reply) => {
+      // the emulator's own answer to `ESC [ c` (primary device attributes)
+      if (this.attributesDue && /^\x1b\[\?[\d;]*c$/.test(reply)) {
+        this.attributesDue = false;
+        this.write(reply);
+      }
+    });
+  }
+
+  programStatus(): ReportedStatus | undefined {
+    return this.status;
   }
 
   write(data: string): void {
@@ -128,6 +165,12 @@ export class PtySession implements Session {
 
   get rows(): number {
     return this.term.rows;
+  }
+
+  /** Where the emulator's cursor is (0-based, on the screen), as of the bytes parsed so far. */
+  cursor(): { x: number; y: number } {
+    const buf = this.term.buffer.active;
+    return { x: buf.cursorX, y: buf.cursorY };
   }
 
   /**

@@ -1,3 +1,5 @@
+import type { ProgramStatus } from '../agents/programStatus.js';
+
 /** How an agent session ended. */
 export interface SessionExit {
   exitCode: number;
@@ -13,6 +15,12 @@ export interface SpawnSpec {
   env: Record<string, string>;
   cols?: number;
   rows?: number;
+}
+
+/** An OSC 7501 status the agent wrote (src/agents/programStatus.ts) and when it came (wall clock, ms). */
+export interface ReportedStatus {
+  status: ProgramStatus;
+  at: number;
 }
 
 /**
@@ -35,6 +43,8 @@ export interface Session {
    * backend cannot tell cheaply; then every heartbeat captures.
    */
   readonly screenVersion?: number;
+  /** The newest OSC 7501 status the agent reported; absent where the backend cannot see it (tmux). */
+  programStatus?(): ReportedStatus | undefined;
   /** Called once, when the agent process has exited. */
   onExit(listener: (exit: SessionExit) => void): void;
   /** Raw output, for attach mode and throttled screen updates. Returns an unsubscribe. */

@@ -291,11 +291,20 @@ export class TmuxSession implements Session {
    * client environment: without TMUX and TMUX_PANE, since tmux refuses to nest. Before
    * attaching it binds `detachKey` (a tmux key name, `C-q`) to detach, server-wide, so
    * the dashboard's key works here too; and lets the window follow the client's size,
-   * which resize() had fixed (resize-window sets window-size to manual).
+   * which resize() had fixed (resize-window sets window-size to manual). `statusLine`, when
+   * given, is this session's status line while a person is attached (how to come back).
    */
-  attachCommand(detachKey?: string): { file: string; args: string[]; env: Record<string, string> } {
+  attachCommand(detachKey?: string, statusLine?: string): { file: string; args: string[]; env: Record<string, string> } {
+    // set-option reads `=name` as a pane's target: its session is `=name:`
+    const options = `=${this.name}:`;
     const commands = [
       ...(detachKey ? [['bind-key', '-n', detachKey, 'detach-client']] : []),
+      ...(statusLine ? [
+        ['set-option', '-t', options, 'status', 'on'],
+        ['set-option', '-t', options, 'status-left', ` ${escapeTmuxFormat(statusLine)} `],
+        ['set-option', '-t', options, 'status-left-length', String(statusLine.length + 2)],
+        ['set-option', '-t', options, 'status-right', ''],
+      ] : []),
       ['set-option', '-w', '-t', this.paneId, 'window-size', 'latest'],
       ['attach-session', '-t', `=${this.name}`],
     ];

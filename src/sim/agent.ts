@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { removeIfPresent, writeFileAtomic } from '../protocol/atomic.js';
 import { readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
@@ -149,7 +149,36 @@ class Sim {
       }
       const ended = await this.step();
       if (this.aborted) return SIGTERM_EXIT;
-      if (ended) return this.finish();
+      if (!ended) continue;
+      if (!this.scenario.resumeOnInput || this.scenario.exitAtStop) return this.finish();
+      const more = await this.waitForMore();
+      if (more !== 'resume') return more;
+    }
+  }
+
+  /**
+   * After the loop's end, at its prompt: a line other than `/exit` is a new request (a
+   * failed verify's report): noted in `heardFile`, then the loop goes on at exec.
+   */
+  private async waitForMore(): Promise<number | 'resume'> {
+    removeIfPresent(join(this.dir, SIGNAL_TMP_FILE));
+    for (;;) {
+      this.out.write('> ');
+      const got = await this.input().next(this.abort.signal);
+      if ('end' in got) return got.end === 'aborted' ? SIGTERM_EXIT : this.finish(false);
+      this.endPromptLine();
+      const line = got.line.trim();
+      if (line === '/exit') {
+        this.say('Bye.');
+        return this.finish(false);
+      }
+      if (line === '') continue;
+      if (this.scenario.heardFile) appendFileSync(join(this.dir, this.scenario.heardFile), `${line}\n`);
+      this.say(`● Back to work: ${line.slice(0, 80)}`);
+      this.pos = { step: 'exec', checkpoint: '' };
+      this.iteration = (this.state.lastIteration ?? this.iteration) + 1;
+      this.lastResult = undefined;
+      return 'resume';
     }
   }
 

@@ -51,6 +51,13 @@ export interface Scenario {
   exitAtStop: boolean;
   /** File name under TASK_DIR to write the agent's environment, argv and cwd to, at start. */
   envFile?: string;
+  /**
+   * With exitAtStop false: a line typed at the prompt after the loop's end (a failed
+   * verify's report, say) sends the agent back to work at exec, as an interactive agent
+   * takes a new message; `heardFile` (a file name under TASK_DIR) gets each such line.
+   */
+  resumeOnInput: boolean;
+  heardFile?: string;
   /** Finish the turn and sit idle at a bare `> ` prompt `times` times in that iteration, until a line arrives. */
   idle?: { atIteration: number; times: number };
   /** Also write a Claude Code-like JSONL transcript under $HOME/.claude/projects/ (assistant texts, API 429s). */
@@ -64,7 +71,7 @@ export interface Scenario {
 }
 
 export const DEFAULT_SCENARIO: Readonly<Scenario> = Object.freeze({
-  stepSeconds: 0.3, results: {}, steps: 0, ignoreStop: false, ignoreSigterm: false, exitAtStop: true, transcript: false,
+  stepSeconds: 0.3, results: {}, steps: 0, ignoreStop: false, ignoreSigterm: false, exitAtStop: true, transcript: false, resumeOnInput: false,
 });
 
 export interface ScenarioParse {
@@ -135,7 +142,7 @@ class Fields {
 
 const KNOWN: Record<string, readonly string[]> = {
   top: ['stepSeconds', 'results', 'steps', 'crash', 'ignoreStop', 'ignoreSigterm', 'hang', 'spin', 'prompt', 'quota', 'repeat',
-    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript', 'hookTurns', 'compact'],
+    'flood', 'invalidSignals', 'burst', 'exitAtStop', 'envFile', 'idle', 'transcript', 'hookTurns', 'compact', 'resumeOnInput', 'heardFile'],
   compact: ['atIteration', 'times'],
   hookTurns: ['maxTurns'],
   idle: ['atIteration', 'times'],
@@ -172,12 +179,14 @@ export function parseScenario(text: string): ScenarioParse {
   value.ignoreSigterm = f.boolean('ignoreSigterm', false);
   value.exitAtStop = f.boolean('exitAtStop', true);
   value.transcript = f.boolean('transcript', false);
+  value.resumeOnInput = f.boolean('resumeOnInput', false);
   value.results = parseResults(f, errors);
 
-  const envFile = f.raw('envFile');
-  if (envFile !== undefined) {
-    if (typeof envFile === 'string' && /^[^/\\\0]+$/.test(envFile) && envFile !== '.' && envFile !== '..') value.envFile = envFile;
-    else f.fail('envFile', `must be a plain file name inside the task folder (got ${show(envFile)})`);
+  for (const key of ['envFile', 'heardFile'] as const) {
+    const name = f.raw(key);
+    if (name === undefined) continue;
+    if (typeof name === 'string' && /^[^/\\\0]+$/.test(name) && name !== '.' && name !== '..') value[key] = name;
+    else f.fail(key, `must be a plain file name inside the task folder (got ${show(name)})`);
   }
 
   const crash = f.object('crash');

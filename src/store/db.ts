@@ -9,17 +9,39 @@ export type Db = Database.Database;
 /** Several autodeck processes share one file; a writer may hold the lock for a moment. */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** Opens (creating when needed) the state database and migrates it forward. */
+/**
+ * Opens (creating when needed) the state database and migrates it forward. What it throws
+ * carries the path (dbPathOf), so the one line that reports it can name the file.
+ */
 export function openDb(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-  pragma(db, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  retryBusy(() => pragma(db, 'journal_mode = WAL'), BUSY_TIMEOUT_MS);
-  // WAL + NORMAL: durable across a process crash, one fsync per checkpoint instead of per commit.
-  pragma(db, 'synchronous = NORMAL');
-  pragma(db, 'foreign_keys = ON');
-  migrate(db);
-  return db;
+  let db: Db | undefined;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    pragma(db, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    retryBusy(() => pragma(db!, 'journal_mode = WAL'), BUSY_TIMEOUT_MS);
+    // WAL + NORMAL: durable across a process crash, one fsync per checkpoint instead of per commit.
+    pragma(db, 'synchronous = NORMAL');
+    pragma(db, 'foreign_keys = ON');
+    migrate(db);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw withDbPath(err, path);
+  }
+}
+
+const DB_PATH = Symbol('autodeck.dbPath');
+
+/** `err` marked as an error of the database at `path` (unless it names one already). */
+export function withDbPath(err: unknown, path: string): unknown {
+  if (err instanceof Error && !(DB_PATH in err)) Object.defineProperty(err, DB_PATH, { value: path });
+  return err;
+}
+
+/** The database an error came from, when it was marked. */
+export function dbPathOf(err: unknown): string | undefined {
+  return err instanceof Error && DB_PATH in err ? String((err as unknown as Record<symbol, unknown>)[DB_PATH]) : undefined;
 }
 
 /**

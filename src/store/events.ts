@@ -5,7 +5,7 @@ import { boundedCopy, boundedDetail } from '../format/bounded.js';
 export const EVENT_KINDS = [
   'started', 'signal', 'signal_invalid', 'stall', 'stall_unrecognized', 'recovery', 'quota_wait', 'quota_resume',
   'stop_requested', 'restart', 'recovered', 'ended', 'failed', 'agent_exit', 'hook_block', 'hook_allow', 'error',
-  'budget', 'context_limit', 'approval', 'needs_you', 'internal_error',
+  'budget', 'context_limit', 'approval', 'needs_you', 'verify_started', 'verify_passed', 'verify_failed', 'verify_cancelled', 'verify_feedback', 'worktree', 'internal_error', 'dialog',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

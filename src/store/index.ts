@@ -7,6 +7,7 @@ import { EventStore } from './events.js';
 import { AgentStateStore } from './agentState.js';
 import { HookProgressStore } from './hookProgress.js';
 import { IterationSpendStore } from './iterationSpend.js';
+import { VerifyStore } from './verifies.js';
 
 /** The tables behind one open connection. */
 export class Store {
@@ -16,6 +17,7 @@ export class Store {
   readonly agentState: AgentStateStore;
   readonly hookProgress: HookProgressStore;
   readonly iterations: IterationSpendStore;
+  readonly verifies: VerifyStore;
   /** Runs a function in a transaction; one for every tx (better-sqlite3 builds five wrappers per transaction() call). */
   private readonly transactionOf: Database.Transaction<(fn: () => unknown) => unknown>;
 
@@ -27,6 +29,7 @@ export class Store {
     this.agentState = new AgentStateStore(db);
     this.hookProgress = new HookProgressStore(db);
     this.iterations = new IterationSpendStore(db);
+    this.verifies = new VerifyStore(db);
   }
 
   static open(path: string): Store {

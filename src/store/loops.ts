@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.js';
 import { statement } from './statements.js';
 
-export const LOOP_STATUSES = ['starting', 'running', 'stalled', 'quota_wait', 'stopping', 'suspended', 'failed'] as const;
+export const LOOP_STATUSES = ['starting', 'running', 'stalled', 'quota_wait', 'verifying', 'stopping', 'suspended', 'failed'] as const;
 export type LoopStatus = (typeof LOOP_STATUSES)[number];
 
 /**
@@ -56,6 +56,13 @@ export interface LoopRow {
   contextWindow?: number | null;
   /** What the loop waits on a person for (a prompt the approval policy leaves to one, a question), or null. */
   waitingFor: WaitingFor | null;
+  /** The loop's git worktree and branch ('' none): where its agent and its verify run. */
+  worktreePath?: string;
+  worktreeBranch?: string;
+  /** When the current (or last) verify started ('' none yet); failed verifies so far; the running one's process group. */
+  verifyStartedAt?: string;
+  verifyFailures?: number;
+  verifyPid?: number | null;
 }
 
 /** Why a live loop waits on a person; `failed` rows need one too, derived from the row. */
@@ -77,6 +84,8 @@ const COLUMNS = {
   ownerHost: 'owner_host', ownerHeartbeatAt: 'owner_heartbeat_at', agentArgv: 'agent_argv', settings: 'settings_json',
   agentPid: 'agent_pid', forced: 'forced', tokens: 'tokens', costUsd: 'cost_usd',
   compactions: 'compactions', contextTokens: 'context_tokens', contextWindow: 'context_window', waitingFor: 'waiting_for',
+  worktreePath: 'worktree_path', worktreeBranch: 'worktree_branch', verifyStartedAt: 'verify_started_at',
+  verifyFailures: 'verify_failures', verifyPid: 'verify_pid',
 } as const satisfies Record<keyof LoopRow, string>;
 
 type Raw = Record<string, unknown>;
@@ -90,6 +99,10 @@ function fromRaw(r: Raw): LoopRow {
   out.quotaWaitSince = r.quota_wait_since ?? '';
   out.quotaResetAt = r.quota_reset_at ?? '';
   out.waitingFor = r.waiting_for ? safeJson(r.waiting_for, null) : null;
+  out.worktreePath = r.worktree_path ?? '';
+  out.worktreeBranch = r.worktree_branch ?? '';
+  out.verifyStartedAt = r.verify_started_at ?? '';
+  out.verifyFailures = r.verify_failures ?? 0;
   return out as unknown as LoopRow;
 }
 
@@ -108,7 +121,8 @@ function safeJson<T>(text: unknown, fallback: T): T {
   }
 }
 
-export type NewLoop = Pick<LoopRow, 'session' | 'taskDir' | 'taskName' | 'root' | 'maxIterations' | 'timeoutMinutes' | 'startedAt' | 'backend' | 'ownerPid' | 'ownerHost' | 'ownerHeartbeatAt' | 'agentArgv' | 'settings'> & { status?: LoopStatus };
+export type NewLoop = Pick<LoopRow, 'session' | 'taskDir' | 'taskName' | 'root' | 'maxIterations' | 'timeoutMinutes' | 'startedAt' | 'backend' | 'ownerPid' | 'ownerHost' | 'ownerHeartbeatAt' | 'agentArgv' | 'settings'>
+  & Partial<Pick<LoopRow, 'worktreePath' | 'worktreeBranch'>> & { status?: LoopStatus };
 
 /** The `task_auto` table: one row per active (or failed) loop. */
 export class LoopStore {

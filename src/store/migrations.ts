@@ -134,7 +134,40 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE task_auto ADD COLUMN quota_reset_at TEXT DEFAULT '';
   `,
-  // 8: Claude Code's own sessions (src/claudeSessions/). claude_requests: a permission
+  // 8: a verify before \`complete\` and a git worktree per loop (docs/verify-and-worktrees.md).
+  // The row keeps the worktree (an adopter starts its agent there) and the verify under way
+  // (its start, the failures so far, its process group to end after a crash); a run keeps
+  // where its work was left; each verify is a row of \`verifies\`, by task_dir and the loop's
+  // started_at as iteration_spend is.
+  `
+  ALTER TABLE task_auto ADD COLUMN worktree_path TEXT DEFAULT '';
+  ALTER TABLE task_auto ADD COLUMN worktree_branch TEXT DEFAULT '';
+  ALTER TABLE task_auto ADD COLUMN verify_started_at TEXT DEFAULT '';
+  ALTER TABLE task_auto ADD COLUMN verify_failures INTEGER DEFAULT 0;
+  ALTER TABLE task_auto ADD COLUMN verify_pid INTEGER;
+  ALTER TABLE runs ADD COLUMN worktree_path TEXT DEFAULT '';
+  ALTER TABLE runs ADD COLUMN worktree_branch TEXT DEFAULT '';
+  ALTER TABLE runs ADD COLUMN worktree_state TEXT DEFAULT '';
+  CREATE TABLE verifies (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_dir TEXT NOT NULL,
+    loop_started_at TEXT NOT NULL,
+    session_name TEXT DEFAULT '',
+    attempt INTEGER NOT NULL,
+    command TEXT NOT NULL,
+    cwd TEXT DEFAULT '',
+    started_at TEXT NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    exit_code INTEGER,
+    signal TEXT DEFAULT '',
+    timed_out INTEGER DEFAULT 0,
+    passed INTEGER DEFAULT 0,
+    output_bytes INTEGER DEFAULT 0,
+    tail TEXT DEFAULT ''
+  );
+  CREATE INDEX verifies_loop ON verifies (task_dir, loop_started_at, id);
+  `,
+  // 9: Claude Code's own sessions (src/claudeSessions/). claude_requests: a permission
   // request or question autodeck's PermissionRequest hook holds open until a rule or a person
   // answers it (answer: the hook's decision as JSON; '' while open). claude_seen: the last
   // state each session was seen in, so that only one autodeck records a change. claude_adopted:

@@ -69,6 +69,8 @@ export function adoptOrphan(orphan: LoopRow, h: AdoptionHost): Loop | undefined 
 
 function takeOver(orphan: LoopRow, row: LoopRow, h: AdoptionHost): Loop | undefined {
   const from = { pid: orphan.ownerPid, host: orphan.ownerHost };
+  // A verify its owner left running is ended: the new owner runs it again.
+  if (orphan.ownerHost === h.host && orphan.verifyPid) killOrphanAgent(orphan.verifyPid, orphan.session);
   // A tmux agent outlives its supervisor: watch it again rather than start a second one.
   const survivor = orphan.backend === 'tmux' ? attachTmuxSession(tmuxSessionName(orphan.session), h.tmux) : undefined;
   if (survivor && !survivor.exited) {

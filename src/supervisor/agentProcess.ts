@@ -2,6 +2,7 @@ import type { Session, SessionExit, SessionFactory } from '../sessions/session.j
 import type { Store } from '../store/index.js';
 import type { EventKind } from '../store/events.js';
 import type { AgentState } from '../store/agentState.js';
+import { newestAgentState } from './agentReports.js';
 import type { LoopRow } from '../store/loops.js';
 import type { ApprovalRequest } from '../policy/rules.js';
 import { waitingRequest } from './approvals.js';
@@ -101,13 +102,9 @@ export class AgentProcess {
     this.session?.kill(signal);
   }
 
-  /** The hook-reported state of the current agent process: older reports are of a previous one. */
+  /** What the current agent process last said of itself (its hooks, its OSC 7501 status): older reports are of a previous one. */
   state(): AgentState | undefined {
-    return within('hook report', () => {
-      const reported = this.host.store.agentState.get(this.host.row().session);
-      if (!reported || Date.parse(reported.at) < this.since) return undefined;
-      return reported.state;
-    });
+    return within('hook report', () => newestAgentState(this.host.store.agentState.get(this.host.row().session), this.session?.programStatus?.(), this.since));
   }
 
   /** What the agent's PermissionRequest hook said it asks for, while it waits. */

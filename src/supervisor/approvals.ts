@@ -43,6 +43,8 @@ export interface PromptSeen {
    * runs the PermissionRequest hook alongside drawing it, so its exact payload is due.
    */
   hookPending?: boolean | undefined;
+  /** The prompt's question as the screen shows it, for a prompt whose request cannot be read. */
+  question?: string | undefined;
 }
 
 /** The keys that refuse a tool prompt: each of these agents offers "No … (esc)". */
@@ -110,7 +112,10 @@ export class Approvals {
    * count it); false: no request could be read, the old way applies.
    */
   onPrompt(seen: PromptSeen): boolean {
-    const request = chooseRequest(seen);
+    // Claude Code's tool prompts name their tool (its hook, its dialog's heading): a menu that names none is a
+    // dialog autodeck does not know, and is left to a person, never answered.
+    const known = chooseRequest(seen);
+    const request = this.agent === 'claude' && (!known || known.tool === 'unknown') ? unknownPrompt(seen) : known;
     if (!request) return false;
     const key = `${seen.hash}|${request.tool}|${request.command ?? request.path ?? request.url ?? request.text}`;
     const cur = this.current;
@@ -134,13 +139,14 @@ export class Approvals {
       return true;
     }
     if (cur) this.gone();
-    const outcome = decide(request, this.policy, this.ctx);
+    const outcome = request.tool === UNKNOWN_PROMPT ? UNKNOWN_OUTCOME : decide(request, this.policy, this.ctx);
     const keys = outcome.decision === 'allow' ? seen.yesKeys ?? ['\r'] : outcome.decision === 'deny' ? DENY_KEYS[this.agent] : [];
     const next: Current = { key, request, outcome, keys, beats: 0, tries: 1 };
     this.current = next;
     if (outcome.decision === 'ask') {
-      this.host.setWaiting({ reason: 'permission', text: request.text, since: new Date(this.host.wall()).toISOString() });
-      this.host.event('needs_you', { reason: 'permission', text: request.text, rule: outcome.rule, tool: request.tool, ...subject(request) });
+      const reason = request.tool === UNKNOWN_PROMPT ? 'question' : 'permission';
+      this.host.setWaiting({ reason, text: request.text, since: new Date(this.host.wall()).toISOString() });
+      this.host.event('needs_you', { reason, text: request.text, rule: outcome.rule, ...(reason === 'permission' ? { tool: request.tool, ...subject(request) } : {}) });
       return true;
     }
     this.answer(next, false);
@@ -177,6 +183,15 @@ export class Approvals {
     this.host.sendKeys(cur.keys);
     if (outcome.decision === 'deny') this.pendingMessage = denialMessage(request, outcome);
   }
+}
+
+/** A prompt autodeck cannot read as a tool's request: a person answers it. */
+const UNKNOWN_PROMPT = 'unknown prompt';
+const UNKNOWN_OUTCOME: PolicyOutcome = { decision: 'ask', rule: 'unknown prompt', reason: 'autodeck does not know this prompt' };
+
+function unknownPrompt(seen: PromptSeen): ApprovalRequest {
+  const text = seen.screen?.text || seen.question || 'a prompt autodeck does not know';
+  return { tool: UNKNOWN_PROMPT, text, source: 'screen' };
 }
 
 function subject(r: ApprovalRequest): Record<string, string> {

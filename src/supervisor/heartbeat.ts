@@ -40,6 +40,23 @@ export interface QuotaWait {
   resetMono?: number | undefined;
   /** When to look again (monotonic). */
   nextProbeAt: number;
+  /** A generic rate limit with no reset: probed after a back-off that doubles each time. */
+  transient?: boolean | undefined;
+  /** Probes made so far (the back-off of a transient limit grows with them). */
+  probes?: number | undefined;
+  /**
+   * The agent resumes by itself at the reset (Claude Code's "Continuing automatically at …"):
+   * nothing is typed at the reset; only if the message is still there a probe later.
+   */
+  selfResume?: boolean | undefined;
+}
+
+/** The first wait of a transient rate limit; it doubles at each probe, up to the quota probe period. */
+export const TRANSIENT_FIRST_MS = 60_000;
+
+/** How long a transient limit waits before probe number `probes` (0-based). */
+export function transientBackoff(probes: number, limits: Pick<BeatLimits, 'quotaProbeMs'>): number {
+  return Math.min(limits.quotaProbeMs, TRANSIENT_FIRST_MS * 2 ** Math.min(probes, 20));
 }
 
 export interface BeatLimits {
@@ -85,7 +102,7 @@ function enterQuota(state: BeatState, obs: Observation, limits: BeatLimits): { s
   const line = obs.classification.quotaLine ?? '';
   const wall = obs.wall ?? obs.now;
   const reset = parseResetTime(obs.classification.quotaReset ?? line, new Date(wall), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
-  const wait = quotaWait(obs.now, wall, line, reset?.getTime(), limits);
+  const wait = quotaWait(obs.now, wall, line, reset?.getTime(), limits, { transient: obs.classification.quotaTransient, selfResume: obs.classification.quotaSelfResume });
   return {
     state: { ...state, quota: wait, quotaArmed: false, stallCount: 0, lastCaptureHash: obs.hash },
     action: { type: 'enter_quota', wait, keys: obs.answer },
@@ -93,9 +110,17 @@ function enterQuota(state: BeatState, obs: Observation, limits: BeatLimits): { s
 }
 
 /** A quota wait begun at `now` (monotonic) / `wall`, until `resetAt` (wall) when the agent named one. */
-export function quotaWait(now: number, wall: number, line: string, resetAt: number | undefined, limits: Pick<BeatLimits, 'quotaProbeMs'>): QuotaWait {
+export function quotaWait(
+  now: number, wall: number, line: string, resetAt: number | undefined, limits: Pick<BeatLimits, 'quotaProbeMs'>,
+  kind: { transient?: boolean | undefined; selfResume?: boolean | undefined } = {},
+): QuotaWait {
   const resetMono = resetAt === undefined ? undefined : now + Math.max(0, resetAt - wall);
-  return { since: now, sinceWall: wall, line, resetAt, resetMono, nextProbeAt: resetMono ?? now + limits.quotaProbeMs };
+  const transient = kind.transient === true && resetMono === undefined;
+  const nextProbeAt = resetMono ?? now + (transient ? transientBackoff(0, limits) : limits.quotaProbeMs);
+  return {
+    since: now, sinceWall: wall, line, resetAt, resetMono, nextProbeAt,
+    ...(transient ? { transient: true, probes: 0 } : {}), ...(kind.selfResume ? { selfResume: true } : {}),
+  };
 }
 
 /**
@@ -109,16 +134,22 @@ export function resetPassed(wait: QuotaWait, now: number, wall: number): boolean
 }
 
 /** While waiting on a quota: stall counting is paused; the wait ends at the reset or when the message is gone. */
-function duringQuota(state: BeatState, wait: QuotaWait, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
-  const base = { ...state, stallCount: 0, lastCaptureHash: obs.hash };
+function duringQuota(state: BeatState, current: QuotaWait, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
+  // the screen may tell what a transcript's error did not: the agent has scheduled its own resume
+  const wait = obs.classification.quotaSelfResume && !current.selfResume ? { ...current, selfResume: true } : current;
+  const base = { ...state, stallCount: 0, lastCaptureHash: obs.hash, quota: wait };
   if (obs.classification.kind !== 'quota') {
     return { state: { ...base, quota: undefined, quotaArmed: true, lastProgressAt: obs.now }, action: { type: 'quota_resume', typeContinuation: false, why: 'message gone' } };
   }
   if (resetPassed(wait, obs.now, obs.wall ?? obs.now)) {
+    // its own resume is due: give it a probe period before typing anything
+    if (wait.selfResume && obs.now < (wait.resetMono ?? wait.since) + limits.quotaProbeMs) return { state: base, action: { type: 'none' } };
     return { state: { ...base, quota: undefined, lastProgressAt: obs.now }, action: { type: 'quota_resume', typeContinuation: true, why: 'reset time passed' } };
   }
   if (wait.resetAt === undefined && obs.now >= wait.nextProbeAt) {
-    return { state: { ...base, quota: { ...wait, nextProbeAt: obs.now + limits.quotaProbeMs } }, action: { type: 'quota_probe' } };
+    const probes = (wait.probes ?? 0) + 1;
+    const next = wait.transient ? transientBackoff(probes, limits) : limits.quotaProbeMs;
+    return { state: { ...base, quota: { ...wait, probes, nextProbeAt: obs.now + next } }, action: { type: 'quota_probe' } };
   }
   return { state: base, action: { type: 'none' } };
 }

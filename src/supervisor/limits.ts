@@ -81,6 +81,8 @@ export interface EndFacts {
   stopReason?: StopReason | undefined;
   /** The stop file asked for a force stop. */
   forceStop?: boolean;
+  /** The loop's verify failed as often as it may: its `(stop)` does not make it complete. */
+  verifyFailed?: boolean;
 }
 
 /**
@@ -89,6 +91,7 @@ export interface EndFacts {
  */
 export function endOutcome(facts: EndFacts): Outcome {
   if (facts.forceStop) return 'killed';
+  if (facts.verifyFailed) return 'verify_failed';
   if (facts.stopSignal) return outcomeOfStopSignal(facts.stopSignal);
   if (facts.stopReason) return facts.stopReason;
   return 'stopped';

@@ -16,6 +16,10 @@ import { LoopStopping } from './loopStopping.js';
 import { LoopEnding } from './loopEnd.js';
 import { LoopBoundary, within, type LoopEntry } from './loopBoundary.js';
 import { INTERNAL_ERROR, LoopFailure } from './loopFailure.js';
+import type { Signal } from '../protocol/signal.js';
+import { classifyScreen } from '../agents/classify.js';
+import { VerifyGate } from './verifyGate.js';
+import { closeWorktree } from './loopWorktree.js';
 
 export type { LoopDeps, LoopSettings, LoopSpec } from './loopSpec.js';
 
@@ -40,6 +44,8 @@ export class Loop {
   private readonly governor: LoopGovernor;
   private readonly stopper: LoopStopping;
   private readonly watchdog: Watchdog;
+  /** The verify before `complete` (verifyGate.ts). */
+  private readonly verify: VerifyGate;
   /** A person has the agent's terminal (attach mode). */
   private attachedNow = false;
   /** Where the world comes in: what is thrown there fails this loop alone (`internal`). */
@@ -99,10 +105,23 @@ export class Loop {
       agentState: () => this.agent.state(),
       agentRequest: () => this.agent.request(),
       recentAgentRequest: () => this.agent.recentRequest(),
+      continuation: () => this.verify.takeMessage(),
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
+    this.verify = new VerifyGate({
+      enter, row: rowOf, patch, event, tx: (fn) => this.rows.tx(fn), wall: () => deps.clock.wall(),
+      record: (r) => deps.store.verifies.record(r),
+      passed: (signal) => this.stopAtSignal(signal),
+      retry: () => this.afterFailedVerify(),
+      giveUp: (signal) => this.stopAtSignal(signal, true),
+      agentAtHand: () => (this.agent.alive && !this.attachedNow ? this.agent.session : undefined),
+      agentIdle: (session) => this.agent.state() === 'idle' || classifyScreen(spec.profile, session.screen()).kind === 'idle',
+      later: (ms, fn) => this.timers.later(ms, fn, 'verify'),
+    }, spec.verify);
     this.ending = new LoopEnding({
       deps, rows: this.rows, timers: this.timers, files: this.files, agent: this.agent, governor: this.governor, stopper: this.stopper,
       internal: this.internal, enter, ended: (run) => deps.ended(this, run),
+      verify: this.verify,
+      closeWorktree: () => closeWorktree(this.row, (kind, detail) => this.rows.event(kind, detail)),
     });
   }
 
@@ -146,11 +165,12 @@ export class Loop {
     return this.stopper.stopping;
   }
 
-  /** Starts watching and the agent; or watches an agent already running. */
-  begin(running?: Session): void {
+  /** Starts watching and the agent; or watches an agent already running; `none`: no agent for now (a verify decides). */
+  begin(running?: Session | 'none'): void {
     this.enter('begin', () => {
       this.files.watch();
-      if (running) this.agent.adopt(running);
+      if (running === 'none') { /* the verify under way decides whether an agent is needed */ }
+      else if (running) this.agent.adopt(running);
       else this.agent.spawn();
       this.timers.startBeat(Math.max(50, this.spec.settings.heartbeatSeconds * 1000), this.deps.clock.mono(), () => this.beat());
     });
@@ -166,6 +186,7 @@ export class Loop {
       this.rows.patch({ stallCount: 0, lastCaptureHash: '' });
       this.begin(session);
       if (this.stopper.reason) this.stopper.startGrace();
+      else if (this.row.status === 'verifying' && this.verify.enabled) this.verifyAgain();
     });
   }
 
@@ -183,9 +204,18 @@ export class Loop {
   resume(opts: { restartCount: number }): void {
     this.enter('resume', () => {
       const counted = opts.restartCount > this.row.restartCount ? 1 : 0;
-      this.rows.patch({ status: 'starting', restartCount: opts.restartCount, restartsTotal: this.row.restartsTotal + counted, stallCount: 0, lastCaptureHash: '', stopReason: '', agentPid: null });
-      this.begin();
+      // A loop whose verify was under way: the verify runs again first, the agent only if it fails.
+      const verifying = this.row.status === 'verifying' && this.verify.enabled;
+      this.rows.patch({ status: verifying ? 'verifying' : 'starting', restartCount: opts.restartCount, restartsTotal: this.row.restartsTotal + counted, stallCount: 0, lastCaptureHash: '', stopReason: '', agentPid: null });
+      this.begin(verifying ? 'none' : undefined);
+      if (verifying) this.verifyAgain();
     });
+  }
+
+  /** The `(stop)` the row holds, verified again by a new owner (the first owner's verify died with it). */
+  private verifyAgain(): void {
+    const r = this.row;
+    this.verify.start({ step: r.step, result: r.result, next: r.next, checkpoint: r.checkpoint, timestamp: r.lastSignalAt ?? r.startedAt } as Signal);
   }
 
   /** An adopted `stopping` loop: the stop was wanted, so it ends with the reason it had. */
@@ -219,7 +249,10 @@ export class Loop {
       if (this.stopping) return;
       const reason = this.governor.limit();
       if (reason) this.requestStop(reason);
-      else if (!this.attachedNow) this.watchdog.promptBeat();
+      else if (!this.attachedNow && !this.verify.busy) {
+        this.watchdog.promptBeat();
+        this.verify.tell();
+      }
     });
   }
 
@@ -252,7 +285,7 @@ export class Loop {
     // At each heartbeat the row's spend is kept current between signals (the dashboard's tokens and ctx %).
     const reason = this.governor.watchSpend();
     if (reason) this.requestStop(reason);
-    if (this.stopping || this.over) return;
+    if (this.stopping || this.over || this.verify.busy) return; // an agent idle while its work is verified is no stall
     this.watchdog.beat();
   }
 
@@ -270,6 +303,8 @@ export class Loop {
     // again (it would end a quota wait, and a signal without an iteration would count one).
     if (firstLook && this.files.appliedBefore(this.row.lastSignalAt)) return;
     const signal = read.signal;
+    // the agent went on while its work was being verified: that verify is moot
+    if (this.verify.busy) this.verify.cancel('a new signal');
     const { patch } = applySignal(this.row, signal, new Date(this.deps.clock.wall()));
     if (this.row.status !== 'stopping' && this.row.status !== 'failed') Object.assign(patch, { status: 'running' });
     this.rows.tx(() => {
@@ -280,7 +315,9 @@ export class Loop {
     const closed = this.governor.recordSpend(this.files.signalWrittenMs());
     if (this.stopping) return;
     if (signal.next === '(stop)') {
-      this.stopper.stopSignalled(signal);
+      // an end that would be complete must pass the verify first
+      if (this.verify.wants(signal)) this.verify.start(signal);
+      else this.stopper.stopSignalled(signal);
       return;
     }
     const reason = this.governor.limitAfterSignal(closed);
@@ -291,13 +328,36 @@ export class Loop {
   private checkStopFile(): void {
     if (this.over) return;
     const request = this.files.stopRequest();
-    if (request) this.stopper.fromStopFile(request);
+    if (!request) return;
+    this.verify.cancel('the loop is stopping');
+    this.verify.dropMessage();
+    this.stopper.fromStopFile(request);
   }
 
   /** Asks the agent to stop by writing the stop file; `force` kills at once. */
   requestStop(reason: StopReason, opts: { force?: boolean } = {}): void {
     if (this.boundary.failed && opts.force) this.internal.killNow();
-    this.enter('stop request', () => this.stopper.request(reason, opts));
+    this.enter('stop request', () => {
+      if (!this.over) {
+        this.verify.cancel('the loop is stopping');
+        this.verify.dropMessage();
+      }
+      this.stopper.request(reason, opts);
+    });
+  }
+
+  /** The agent's `(stop)` stands: its verify passed, or failed as often as it may. The loop ends once the agent has left. */
+  private stopAtSignal(signal: Signal, verifyFailed = false): void {
+    this.stopper.stopSignalled(signal, { verifyFailed });
+    if (!this.agent.alive) this.finish();
+  }
+
+  /** A failed verify sends the agent back to work: told at its prompt, or started again if it is gone. */
+  private afterFailedVerify(): void {
+    this.rows.patch({ status: 'running' });
+    this.watchdog.onSignal(); // the time spent verifying was progress, not a stall
+    if (this.agent.alive) this.verify.tell();
+    else this.restartAfterCrash({ exitCode: 0 }, 'the verify failed and the agent had exited');
   }
 
   private onAgentExit(exit: SessionExit): void {
@@ -312,12 +372,18 @@ export class Loop {
       this.finish();
       return;
     }
+    // An agent that ends with its loop: the verify decides what comes next.
+    if (this.verify.busy) return;
     // No folder, nothing to restart on: the loop ends (the log said why).
     if (!existsSync(this.row.taskDir)) {
       this.end('stopped');
       return;
     }
-    // A crash: restart with backoff unless the limit is reached.
+    this.restartAfterCrash(exit);
+  }
+
+  /** A crash, or an agent gone when its failed verify sends it back to work: restart with backoff unless the limit is reached. */
+  private restartAfterCrash(exit: SessionExit, why?: string): void {
     if (this.row.restartCount >= this.spec.settings.restartLimit) {
       this.fail();
       return;
@@ -326,7 +392,7 @@ export class Loop {
     const delay = restartBackoffMs(attempt);
     this.rows.tx(() => {
       this.rows.patch({ restartCount: attempt, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null });
-      this.rows.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode });
+      this.rows.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode, ...(why ? { why } : {}) });
     });
     this.timers.later(delay, () => {
       if (!this.over && !this.stopping) this.agent.spawn();
@@ -348,13 +414,19 @@ export class Loop {
   /** Stops the loop's timers and watcher without ending it (the process is going away); see LoopEnding.detach. */
   detach(): void {
     if (this.boundary.failed) return this.ending.leaveFailed(true);
-    this.enter('detach', () => this.ending.detach());
+    this.enter('detach', () => {
+      this.verify.cancel('autodeck is going away; the next owner verifies again');
+      this.ending.detach();
+    });
   }
 
   /** Leaves the loop for the next launch; see LoopEnding.suspend. */
   suspend(): void {
     if (this.boundary.failed) return this.ending.leaveFailed(false);
-    this.enter('suspend', () => this.ending.suspend());
+    this.enter('suspend', () => {
+      if (!this.over) this.verify.cancel('autodeck is shutting down; the next launch verifies again');
+      this.ending.suspend();
+    });
   }
 
   /** Fields whose write failed: written again at the next flush. */

@@ -27,13 +27,14 @@ export interface Failure {
 export function runOf(row: LoopRow, end: {
   now: number; activeMs: number; outcome: Outcome; stopReason: string; forced: boolean;
   spend: Pick<RunRow, 'tokens' | 'costUsd' | 'compactions'>;
+  worktree?: Pick<RunRow, 'worktreePath' | 'worktreeBranch' | 'worktreeState'>;
 }): Omit<RunRow, 'id'> {
   return {
     session: row.session, taskDir: row.taskDir, taskName: row.taskName, startedAt: row.startedAt,
     endedAt: new Date(end.now).toISOString(), iterations: row.iteration, maxIterations: row.maxIterations,
     timeoutMinutes: row.timeoutMinutes, outcome: end.outcome, stopReason: end.stopReason, forced: end.forced,
     recoveries: row.recoveryTotal, restarts: row.restartsTotal, quotaWaitMs: row.quotaWaitMs, activeMs: end.activeMs,
-    ...end.spend,
+    ...end.spend, ...end.worktree,
   };
 }
 
@@ -123,6 +124,10 @@ export interface EndingParts {
   enter: LoopEntry;
   /** Tells the supervisor the loop ended, with its run. */
   ended: (run: RunRow) => void;
+  /** The verify before `complete`: a running one is ended with the loop, its records written. */
+  verify: { cancel(why: string): void; flush(): void };
+  /** The loop's worktree at its end: removed when it holds nothing, else kept (loopWorktree.ts). */
+  closeWorktree: () => Pick<RunRow, 'worktreePath' | 'worktreeBranch' | 'worktreeState'> | undefined;
 }
 
 /**
@@ -164,10 +169,13 @@ export class LoopEnding {
     timers.clear();
     files.close();
     agent.session?.dispose();
+    this.parts.verify.cancel('the loop ended');
+    this.parts.verify.flush();
     files.remove();
     const run = runOf(rows.row, {
       now: deps.clock.wall(), activeMs: governor.activeMs(), outcome,
       stopReason: (this.failure?.code || stopper.reason) ?? '', forced: stopper.forced, spend: governor.finalSpend(),
+      worktree: this.parts.closeWorktree(),
     });
     saveEnd({
       store: deps.store, busy: deps.busy, row: () => rows.row, patch: (p) => rows.patch(p), event: (kind, detail) => rows.event(kind, detail),
@@ -220,7 +228,8 @@ export class LoopEnding {
     const session = agent.release();
     const running = session !== undefined && !session.exited;
     rows.tx(() => {
-      rows.patch({ status: rows.row.status === 'stopping' ? 'stopping' : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
+      const keep = rows.row.status === 'stopping' || rows.row.status === 'verifying';
+      rows.patch({ status: keep ? rows.row.status : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
       if (running) rows.event('agent_exit', { action: 'SIGKILL', why: 'autodeck is shutting down; the loop is suspended until the next launch' });
     });
     rows.closed = true;

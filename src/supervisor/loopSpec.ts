@@ -11,6 +11,8 @@ import type { BeatLimits } from './heartbeat.js';
 import type { ApprovalSetup } from './watchdog.js';
 import type { Clock } from './clock.js';
 import type { Loop } from './loop.js';
+import type { VerifyCommand } from '../verify/command.js';
+import type { VerifyConfig } from './verifyGate.js';
 
 /** The settings one loop runs with; stored with its row so another owner can take it over. */
 export interface LoopSettings {
@@ -35,6 +37,10 @@ export interface LoopSettings {
   contextWindows?: Record<string, number>;
   /** The approval policy (src/policy/); absent in rows stored before it: no rules. */
   approval?: ApprovalPolicy;
+  /** The verify before `complete` (src/verify/), as resolved when the loop started; absent: none. */
+  verifyCommand?: VerifyCommand;
+  verifyTimeoutMinutes?: number;
+  verifyAttempts?: number;
 }
 
 /** What a loop runs: its agent's command, its settings and limits. */
@@ -50,6 +56,8 @@ export interface LoopSpec {
   transcriptDir?: string | undefined;
   /** The approval policy for its permission prompts; absent: a prompt is answered by the stall recovery. */
   approval?: ApprovalSetup | undefined;
+  /** What must pass before the loop is complete; absent: the agent's word is enough. */
+  verify?: VerifyConfig | undefined;
 }
 
 /** What a loop needs of its supervisor. */

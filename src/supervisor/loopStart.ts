@@ -3,9 +3,11 @@ import { gitTopLevel } from '../paths.js';
 import type { LoopEvent } from '../store/events.js';
 import type { LoopRow } from '../store/loops.js';
 import { sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
+import { withPermissionMode, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import { injectedHookCommands } from '../hooks/commands.js';
 import { readUserSettingsArg } from '../agents/userSettingsArg.js';
 import { profileForProgram, type AgentProfile } from '../config/schema.js';
+import { releaseWorktree, type StartedWorktree } from './loopWorktree.js';
 
 /** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
 export class StartRefused extends Error {
@@ -22,6 +24,8 @@ export interface StartOptions {
   session?: string;
   /** Refuse (StartRefused 'failed') instead of replacing a loop that failed and needs a person. */
   refuseFailed?: boolean;
+  /** A git worktree for this loop (the start dialog, the API); the `worktree` setting when left out. */
+  worktree?: boolean;
 }
 
 /** What a new start says of the failed loop it replaces (in its `started` event). */
@@ -53,10 +57,11 @@ export function conflictRefusal(existing: LoopRow, asked?: string): StartRefused
  * A Claude Code agent's argv with autodeck's `--settings` (its hooks, the protocol's
  * permissions), merged into the user's own `--settings` when the command has one.
  */
-function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string): string[] {
+function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string, permissionMode: ClaudePermissionMode): string[] {
   const ours = sessionSettings({ taskDir, mode, hooks: injectedHookCommands() });
   try {
-    return withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd));
+    // the permission mode autodeck's setting chose, on the command line: never in the user's files
+    return withPermissionMode(withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd)), permissionMode);
   } catch (err) {
     throw new StartRefused('usage', `the agent command's --settings: ${(err as Error).message}`);
   }
@@ -71,23 +76,40 @@ export interface AgentLaunch {
   cwd: string;
   mode: 'signal' | 'hook';
   hooksInjected: boolean;
+  /** The loop's own worktree, where its agent starts, when it has one. */
+  worktree?: StartedWorktree | undefined;
 }
 
-/** The agent command of a new loop on `module`; throws StartRefused when its program is missing. */
+/**
+ * The agent command of a new loop on `module`; throws StartRefused when its program is
+ * missing. `worktree` makes the loop's worktree (the last check, as it makes something)
+ * from the folder the agent would have worked in; the agent then starts there.
+ */
 export function agentLaunch(
-  settings: { agent: string[]; agentCwd?: string | undefined; agentProfile: AgentProfile; mode?: 'signal' | 'hook' },
+  settings: { agent: string[]; agentCwd?: string | undefined; agentProfile: AgentProfile; mode?: 'signal' | 'hook'; claudePermissionMode?: ClaudePermissionMode | undefined },
   module: { dir: string; name: string; root: string },
   session: string,
   env: NodeJS.ProcessEnv,
+  worktree?: (checkoutCwd: string) => StartedWorktree,
 ): AgentLaunch {
   const argv = expandAgentArgv(settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
-  const cwd = settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
-  const program = argv[0] ? resolveProgram(argv[0], env, cwd) : undefined;
+  const checkoutCwd = settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
+  const program = argv[0] ? resolveProgram(argv[0], env, checkoutCwd) : undefined;
   if (!program) throw new StartRefused('usage', missingProgramMessage(argv[0] ?? ''));
   argv[0] = program;
   const mode = settings.mode ?? 'signal';
   // Only Claude Code itself takes --settings: a wrapper or the simulator read as the claude profile must not get it.
   const hooksInjected = settings.agentProfile === 'claude' && profileForProgram(program) === 'claude';
-  const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
-  return { argv, agentArgv, cwd, mode, hooksInjected };
+  const wt = worktree?.(checkoutCwd);
+  const cwd = wt?.cwd ?? checkoutCwd;
+  let agentArgv: string[];
+  try {
+    agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd, settings.claudePermissionMode ?? 'inherit') : argv;
+  } catch (err) {
+    if (wt) releaseWorktree(wt);
+    throw err;
+  }
+  // Claude Code in a worktree: the checkout's skills (/autodeck-auto) and the module stay in its reach.
+  if (wt && hooksInjected) agentArgv = [...agentArgv, '--add-dir', wt.repo];
+  return { argv, agentArgv, cwd, mode, hooksInjected, worktree: wt };
 }

@@ -15,6 +15,9 @@ import type { AgentProcess } from './agentProcess.js';
 import type { ProgressFiles } from './progressFiles.js';
 import { within } from './loopBoundary.js';
 
+/** A stopping row's reason when its verify failed as often as it may (no stop file is written for it). */
+const VERIFY_FAILED = 'verify_failed';
+
 /** After SIGTERM, how long an agent has before SIGKILL. */
 export const KILL_AFTER_TERM_MS = 5000;
 
@@ -52,6 +55,8 @@ export class LoopStopping {
   private forceStop = false;
   /** The agent was ended by a signal, not by itself. */
   forced = false;
+  /** The loop's verify failed as often as it may: its `(stop)` ends it `verify_failed`. */
+  private verifyFailed = false;
   /** Steps taken to end an idle agent after its loop is over: 0 none, 1 exit command, 2 SIGTERM. */
   private exitStage = 0;
 
@@ -63,13 +68,17 @@ export class LoopStopping {
 
   /** The outcome once the agent is gone. */
   outcome(): Outcome {
-    return endOutcome({ stopSignal: this.stopSignal, stopReason: this.reason, forceStop: this.forceStop });
+    return endOutcome({ stopSignal: this.stopSignal, stopReason: this.reason, forceStop: this.forceStop, verifyFailed: this.verifyFailed });
   }
 
-  /** The agent wrote `(stop)`: the loop is over once it leaves (the grace time bounds it). */
-  stopSignalled(signal: Signal): void {
+  /**
+   * The agent wrote `(stop)` (and its verify, if any, passed — or failed as often as it
+   * may: `verifyFailed`): the loop is over once it leaves (the grace time bounds it).
+   */
+  stopSignalled(signal: Signal, opts: { verifyFailed?: boolean } = {}): void {
     this.stopSignal = signal;
-    this.host.patch({ status: 'stopping' });
+    if (opts.verifyFailed) this.verifyFailed = true;
+    this.host.patch({ status: 'stopping', ...(opts.verifyFailed ? { stopReason: VERIFY_FAILED } : {}) });
     this.startGrace();
   }
 
@@ -184,7 +193,8 @@ export class LoopStopping {
 
   /** An adopted `stopping` loop: the stop was wanted, so it ends with the reason it had. */
   restore(row: Pick<LoopRow, 'stopReason' | 'forced'>): void {
-    this.reason = (row.stopReason || undefined) as StopReason | undefined;
+    if (row.stopReason === VERIFY_FAILED) this.verifyFailed = true;
+    else this.reason = (row.stopReason || undefined) as StopReason | undefined;
     this.forced = row.forced;
   }
 }

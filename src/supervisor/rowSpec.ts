@@ -7,8 +7,10 @@ import { HOOKS_ENV, HOOKS_INJECTED } from '../agents/claudeSettings.js';
 import { EMPTY_POLICY } from '../policy/rules.js';
 import type { BeatLimits } from './heartbeat.js';
 import { DEFAULT_HUNG_LIMITS } from './hung.js';
+import { withClaudeSession } from './claudeSession.js';
 import { approvalSetup } from './approvals.js';
 import type { LoopSettings, LoopSpec } from './loopSpec.js';
+import { verifyConfig } from './loopVerify.js';
 
 /** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
 export interface StoredLoopSettings extends LoopSettings {
@@ -21,7 +23,8 @@ export interface StoredLoopSettings extends LoopSettings {
 
 const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
   'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
-  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval'] as const satisfies readonly (keyof LoopSettings)[];
+  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval', 'verifyCommand', 'verifyTimeoutMinutes',
+  'verifyAttempts'] as const satisfies readonly (keyof LoopSettings)[];
 
 /** The per-loop settings present in `source` (a settings object, or what a row stored). */
 export function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
@@ -66,6 +69,8 @@ export function specOfRow(row: LoopRow, from: SpecSources): LoopSpec {
   if (stored.hooksInjected) env[HOOKS_ENV] = HOOKS_INJECTED;
   else delete env[HOOKS_ENV];
   const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
-  const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
-  return { argv: row.agentArgv, cwd, env, settings, profile, limits: beatLimits(settings), transcriptDir, approval };
+  // the policy for the agent's PreToolUse hook too, and what the user lets autodeck accept in its dialogs
+  const approval = withClaudeSession(approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir()), row.agentArgv, env);
+  const verify = verifyConfig(row, settings, from.env, stored.mode ?? 'signal');
+  return { argv: row.agentArgv, cwd, env, settings, profile, limits: beatLimits(settings), transcriptDir, approval, verify };
 }

@@ -7,6 +7,7 @@ import { screenRequest } from '../policy/screenRequest.js';
 import type { ApprovalRequest } from '../policy/rules.js';
 import { errorBanner, type DecisionSource } from './hung.js';
 import { screenQuestion } from './needsYouScreen.js';
+import { readDialog, type Dialog, type DialogConsent } from '../agents/dialogs.js';
 import { within } from './loopBoundary.js';
 
 /** What one look at an agent's screen found. */
@@ -23,13 +24,18 @@ export interface Look {
   request?: ApprovalRequest | undefined;
   /** The question on the screen, when it shows one (printable, one line). */
   question?: string | undefined;
+  /** One of the agent's own dialogs (src/agents/dialogs.ts), when the screen shows one and the look asked for them. */
+  dialog?: Dialog | undefined;
 }
+
+/** Kinds a dialog of the agent's own may read as (a menu, a footer, or nothing known). */
+const DIALOG_KINDS: ReadonlySet<Classification['kind']> = new Set(['permission_prompt', 'question', 'yes_no_prompt', 'continue_prompt', 'unknown']);
 
 /**
  * Captures, hashes and classifies the screen, unless the session says nothing was drawn
  * since `last`: an idle agent then costs no capture at all.
  */
-export function lookAtScreen(profile: Profile, session: Session, last: Look | undefined): Look {
+export function lookAtScreen(profile: Profile, session: Session, last: Look | undefined, consent?: DialogConsent): Look {
   const version = session.screenVersion;
   if (version !== undefined && version === last?.version) return last;
   return within('screen read', () => {
@@ -39,7 +45,8 @@ export function lookAtScreen(profile: Profile, session: Session, last: Look | un
       version, hash: sha1Hex(profile.hashedLines(lines).join('\n')), classification,
       answer: answerKeys(profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
       request: classification.kind === 'permission_prompt' ? screenRequest(profile.name, lines) : undefined,
-      question: classification.kind === 'question' ? screenQuestion(lines) : undefined,
+      question: classification.kind === 'question' || classification.kind === 'permission_prompt' ? screenQuestion(lines) : undefined,
+      dialog: consent && DIALOG_KINDS.has(classification.kind) ? readDialog(lines, consent) : undefined,
     };
   });
 }
@@ -67,7 +74,9 @@ export function withHookState(look: Look, state: AgentState | undefined, profile
   // Claude Code reports busy (PreToolUse) before it asks for permission: a prompt on the
   // screen is the newer news, and an agent waiting on it is not working.
   if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return { ...look, source: 'screen' };
-  const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
+  // Claude Code's prompts are read from its screen (by their labels): none there, nothing pressed blindly
+  const blind = profile.name === 'codex' ? ['y'] : profile.name === 'claude' ? undefined : ['\r'];
+  const answer = kind === 'permission_prompt' ? look.answer ?? blind : undefined;
   return { ...look, classification: { kind }, answer, source: 'hook' };
 }
 

@@ -4,6 +4,7 @@ import { activeMs } from './limits.js';
 import type { IterationSpendRow } from '../store/iterationSpend.js';
 import { contextPercent } from '../spend/context.js';
 import { needsYou, type NeedsYou } from '../deck/needsYou.js';
+import { asVerifyCommand, describeVerify } from '../verify/command.js';
 
 /** One loop as `status --json` and the REST API show it. */
 export interface LoopStatusJson {
@@ -47,7 +48,36 @@ export interface LoopStatusJson {
   perIteration?: IterationJson[];
   /** Waits on a person: why and the prompt or question; null when it does not. */
   needsYou: NeedsYou | null;
+  /** Its verify before `complete`: the command, failures so far and allowed, one running now; null without one. */
+  verify: VerifyStatusJson | null;
+  /** Its git worktree and branch; null without one. */
+  worktree: { path: string; branch: string } | null;
 }
+
+export interface VerifyStatusJson {
+  command: string;
+  failures: number;
+  attempts: number;
+  /** A verify is running now (the loop's status is `verifying`). */
+  running: boolean;
+  /** When the running (or last) verify started, and for how long the running one has run. */
+  startedAt: string | null;
+  elapsedMs: number | null;
+}
+
+/** The verify part of a loop's status, from the command its row stored. */
+export function verifyStatusJson(row: LoopRow, now: number): VerifyStatusJson | null {
+  const command = asVerifyCommand(row.settings.verifyCommand);
+  if (!command) return null;
+  const running = row.status === 'verifying';
+  const startedAt = row.verifyStartedAt || null;
+  return {
+    command: describeVerify(command), failures: row.verifyFailures ?? 0,
+    attempts: typeof row.settings.verifyAttempts === 'number' ? row.settings.verifyAttempts : 3,
+    running, startedAt, elapsedMs: running && startedAt ? Math.max(0, now - Date.parse(startedAt)) : null,
+  };
+}
+
 
 /** One iteration's spend as `status --json` / `history --json` show it with `--iterations`. */
 export interface IterationJson {
@@ -107,6 +137,8 @@ export function loopStatusJson(row: LoopRow, now: number, ownerIsAlive: boolean)
     contextWindow: row.contextWindow ?? null,
     ctxPercent: contextPercent(row.contextTokens, row.contextWindow) ?? null,
     needsYou: needsYou(row) ?? null,
+    verify: verifyStatusJson(row, now),
+    worktree: row.worktreePath ? { path: row.worktreePath, branch: row.worktreeBranch ?? '' } : null,
   };
 }
 
@@ -130,5 +162,6 @@ export function runJson(run: RunRow): Record<string, unknown> {
     costUsd: run.costUsd ?? null,
     spend: spendNote(run.tokens, run.costUsd),
     compactions: run.compactions ?? null,
+    worktree: run.worktreePath ? { path: run.worktreePath, branch: run.worktreeBranch ?? '', state: run.worktreeState ?? '' } : null,
   };
 }

@@ -28,6 +28,9 @@ import { failRowInside } from './loopFailure.js';
 import { watchLastResort } from './lastResort.js';
 import { pickLoopSettings, specOfRow, type StoredLoopSettings } from './rowSpec.js';
 import { agentLaunch, conflictRefusal, failedSummary, StartRefused, type StartOptions } from './loopStart.js';
+import { loopVerify } from './loopVerify.js';
+import { loopWorktree, releaseWorktree } from './loopWorktree.js';
+import { describeVerify, type VerifySetting } from '../verify/command.js';
 
 export { StartRefused, type StartOptions, type ReplacedFailed } from './loopStart.js';
 export type { StoredLoopSettings } from './rowSpec.js';
@@ -133,12 +136,20 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       throw new StartRefused('failed', `${module.name}: the last loop on this module failed (${replacedFailed.why}) and needs manual intervention; not started (--refuse-failed)`);
     }
 
-    const { argv, agentArgv, cwd, mode, hooksInjected } = agentLaunch(this.settings, module, session, this.env);
+    const verify = loopVerify(this.settings.verify, module, this.env);
+    if ('error' in verify) throw new StartRefused('usage', verify.error);
+    const wantsWorktree = opts.worktree ?? this.settings.worktree ?? false;
+    const { argv, agentArgv, cwd, mode, hooksInjected, worktree } = agentLaunch(this.settings, module, session, this.env,
+      wantsWorktree ? (checkoutCwd) => {
+        const made = loopWorktree(module, this.settings.worktreeBase, checkoutCwd);
+        if ('error' in made) throw new StartRefused('usage', made.error);
+        return made;
+      } : undefined);
 
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
     const loopSettings: StoredLoopSettings = {
-      ...pickLoopSettings(this.settings), cwd, mode, hooksInjected,
+      ...pickLoopSettings(this.settings), cwd, mode, hooksInjected, ...(verify.command ? { verifyCommand: verify.command } : {}),
     };
     const nowIso = new Date(this.now()).toISOString();
     let row: LoopRow;
@@ -147,8 +158,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         session, taskDir: module.dir, taskName: module.name, root: module.root, maxIterations, timeoutMinutes,
         startedAt: nowIso, backend: this.settings.backend, ownerPid: this.pid, ownerHost: this.host,
         ownerHeartbeatAt: nowIso, agentArgv, settings: loopSettings as unknown as Record<string, unknown>,
+        ...(worktree ? { worktreePath: worktree.path, worktreeBranch: worktree.branch } : {}),
       });
     } catch (err) {
+      if (worktree) releaseWorktree(worktree);
       // The database is the final guard against two processes starting one loop at once.
       if (isConstraintError(err)) {
         const winner = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
@@ -162,7 +175,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const loop = this.makeLoop(row, 'start');
     this.record(row, 'started', {
       maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid, mode, hooksInjected, ...(replacedFailed ? { replacedFailed } : {}),
+      ...(verify.command ? { verify: describeVerify(verify.command) } : {}),
     });
+    if (worktree) {
+      this.record(row, 'worktree', {
+        action: 'created', path: worktree.path, branch: worktree.branch, base: worktree.base, baseCommit: worktree.baseCommit,
+        ...(worktree.sourceDirty ? { note: 'the checkout has uncommitted changes; the worktree starts from the commit, without them' } : {}),
+      });
+    }
     loop.begin();
     this.emit('change');
     return loop;

@@ -3,8 +3,10 @@ import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { RunRow } from '../store/runs.js';
+import type { ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import type { Clock } from './clock.js';
 import type { LoopSettings } from './loopSpec.js';
+import type { VerifySetting } from '../verify/command.js';
 
 /** What the supervisor needs of the settings. */
 export interface SupervisorSettings extends LoopSettings {
@@ -18,6 +20,12 @@ export interface SupervisorSettings extends LoopSettings {
   maxIterations: number;
   timeoutMinutes: number;
   mode?: 'signal' | 'hook';
+  /** The verify before `complete` (a module's own `.index.json` may name one too), and a worktree per loop. */
+  verify?: VerifySetting;
+  worktree?: boolean;
+  worktreeBase?: string;
+  /** Claude Code's --permission-mode for the sessions started; `inherit` (or absent) passes none. */
+  claudePermissionMode?: ClaudePermissionMode | undefined;
 }
 
 export interface SupervisorOptions {

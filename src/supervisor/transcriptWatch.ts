@@ -40,5 +40,5 @@ export function transcriptQuotaWait(
   const quota = lastQuotaError(entries, progressWall);
   if (!quota) return undefined;
   const reset = parseResetTime(quota.resetText ?? quota.line, new Date(quota.atMs ?? wall), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
-  return quotaWait(now, wall, quota.line, reset?.getTime(), limits);
+  return quotaWait(now, wall, quota.line, reset?.getTime(), limits, { transient: quota.transient, selfResume: quota.selfResume });
 }

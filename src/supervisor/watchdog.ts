@@ -18,6 +18,9 @@ import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/r
 import { lookAtScreen, orIdle, showKeys, unknownCommandMessage, withHookState, type Look } from './screenLook.js';
 import { QuotaWaits, storedWait } from './quotaWaits.js';
 import { TranscriptWatch, transcriptQuotaWait } from './transcriptWatch.js';
+import type { DialogConsent } from '../agents/dialogs.js';
+import { DialogAnswers } from './dialogAnswers.js';
+import { atWork, hasStartPrompt } from './starting.js';
 import { within } from './loopBoundary.js';
 
 /** What the watchdog needs of its loop. */
@@ -47,12 +50,16 @@ export interface WatchdogHost {
   agentRequest?(): ApprovalRequest | undefined;
   /** The same as of the supervisor's tick (one look at the database per tick for all loops). */
   recentAgentRequest?(): ApprovalRequest | undefined;
+  /** A message to type instead of the profile's continuation, once (a failed verify's report). */
+  continuation?(): string | undefined;
 }
 
 /** The approval policy of a loop and where its project is. */
 export interface ApprovalSetup {
   policy: ApprovalPolicy;
   context: PolicyContext;
+  /** What the user allowed autodeck to accept in the agent's own dialogs. */
+  consent?: DialogConsent | undefined;
 }
 
 export { withHookState, unknownCommandMessage, type Look } from './screenLook.js';
@@ -88,6 +95,11 @@ export class Watchdog {
   private hookRequestSeen: string | undefined;
   private earlyKey: string | undefined;
   private earlyLooks = 0;
+  /** The agent's own dialogs as decisions; only where the profile has them (Claude Code). */
+  private readonly dialogs: DialogAnswers | undefined;
+  private readonly consent: DialogConsent | undefined;
+  /** The session last seen at work: it took the prompt of its command line. */
+  private startedFor: Session | undefined;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -125,6 +137,15 @@ export class Watchdog {
       agentPid: host.agentPid ? () => host.agentPid!() : undefined,
       restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
     }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
+    if (profile.name === 'claude') {
+      this.consent = approval?.consent ?? {};
+      this.dialogs = new DialogAnswers({
+        wall: () => this.wall(),
+        event: (kind, detail) => host.event(kind, detail),
+        sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+        setWaiting: (w) => this.setWaiting(w),
+      }, Math.max(1, limits.stallThreshold));
+    }
     if (approval) {
       this.approvals = new Approvals({
         now: () => host.now(),
@@ -151,6 +172,8 @@ export class Watchdog {
    */
   private decideFirst(look: Look, hash: string, now: number): boolean {
     const kind = look.classification.kind;
+    if (this.dialogs && look.dialog) return this.progressed(this.dialogs.onDialog(look.dialog, hash), kind, hash, now);
+    this.dialogs?.onOther();
     if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
       const text = look.question ?? 'a question';
       this.setWaiting({ reason: 'question', text, since: new Date(this.wall()).toISOString() });
@@ -162,10 +185,15 @@ export class Watchdog {
     if (!approvals) return false;
     const handled = within('approval', () => kind === 'permission_prompt'
       ? approvals.onPrompt({
-        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer,
+        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer, question: look.question,
         hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
       })
       : approvals.onOther(kind));
+    return this.progressed(handled, kind, hash, now);
+  }
+
+  /** A beat that was a decision is progress, not a stall. */
+  private progressed(handled: boolean, kind: Classification['kind'], hash: string, now: number): boolean {
     if (!handled) return false;
     const before = this.state;
     this.state = { ...this.state, stallCount: 0, lastCaptureHash: hash, lastProgressAt: now };
@@ -195,6 +223,7 @@ export class Watchdog {
   /** A valid signal is progress: the agent is neither stalled nor waiting. */
   onSignal(): void {
     this.sawSignal = true;
+    this.startedFor = this.host.session();
     if (this.state.quota) this.resumeQuota('signal', false);
     this.state = { ...this.state, stallCount: 0, recoveryStep: this.host.row().recoveryStep, lastProgressAt: this.host.now() };
     this.baseline = undefined;
@@ -246,7 +275,9 @@ export class Watchdog {
     if (this.checkTranscript(now)) return;
 
     const look = this.look(session);
-    const seen = withHookState(look, this.host.agentState?.(), this.profile);
+    const reported = this.host.agentState?.();
+    if (this.startedFor !== session && atWork(look.classification.kind, reported)) this.startedFor = session;
+    const seen = withHookState(look, reported, this.profile);
     const { hash, answer, source } = seen;
     const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
     if (this.decideFirst(look, hash, now)) return;
@@ -259,7 +290,9 @@ export class Watchdog {
     }
 
     const before = this.state;
-    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
+    // an agent that has not yet taken the prompt of its command line is still starting, like a blank screen
+    const starting = classification.kind === 'idle' && this.startedFor !== session && hasStartPrompt(this.host.row().agentArgv ?? []);
+    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank || starting }, this.limits);
     this.state = state;
     this.persist(before, action, classification.kind);
     // A recovery the stall count did not call for: the step timeout decided it.
@@ -284,7 +317,7 @@ export class Watchdog {
   }
 
   private look(session: Session): Look {
-    this.lastLook = lookAtScreen(this.profile, session, this.lastLook);
+    this.lastLook = lookAtScreen(this.profile, session, this.lastLook, this.consent);
     return this.lastLook;
   }
 
@@ -356,7 +389,7 @@ export class Watchdog {
   }
 
   private typeContinuation(session: Session): void {
-    this.sendKeys(session, [this.profile.continuationMessage, '\r']);
+    this.sendKeys(session, [this.host.continuation?.() ?? this.profile.continuationMessage, '\r']);
   }
 
   private resumeQuota(why: string, typeContinuation: boolean): void {

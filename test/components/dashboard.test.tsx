@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderApp, KEYS, type Rendered } from '../helpers/renderApp.js';
 import { FakeModel, FakeScreen, finishedRun, loopRow, moduleRow } from '../helpers/fakeModel.js';
-import { COMMANDS } from '../../src/keymap.js';
+import { COMMANDS, keyDescription } from '../../src/keymap.js';
 import { suggestLimits } from '../../src/history/suggest.js';
 import displayWidth from 'string-width';
 import { hostname } from 'node:os';
@@ -31,15 +31,29 @@ describe('the table at each width', () => {
   it('120 columns: every column, state as glyph and word', async () => {
     app = renderApp({ model: threeModules(), columns: 120 });
     const f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
-    for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOV', 'LAST']) expect(f).toContain(h);
+    for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOVERIES', 'LAST']) expect(f).toContain(h);
     expect(f).toContain('▶ running');
     expect(f).toContain('3/20');
     expect(f).toContain('check PASS -> exec');
-    expect(f).toContain('1/2 of 10');
-    expect(f).toContain('! stalled');
+    expect(f).toMatch(/ 2\/10 /); // the loop's recoveries of the most it may make
+    expect(f).toContain('‖ stalled');
     expect(f).toContain('2/3');
     expect(f).toContain('✓ complete');
     expect(f).toMatch(/1:0\d\/30m/);
+  });
+
+  it('a loop verifying its work: ▶ verifying, the verify\'s clock and attempt where its step was; the detail pane names its worktree branch', async () => {
+    const started = new Date(Date.now() - 42_000).toISOString();
+    const model = new FakeModel([
+      moduleRow('checked', { loop: loopRow('/ws/AiTasks/checked', {
+        status: 'verifying', step: 'report', result: '(done)', next: '(stop)', verifyStartedAt: started, verifyFailures: 1,
+        settings: { verifyAttempts: 3 }, worktreePath: '/ws/.autodeck/worktrees/checked-1a2b3c', worktreeBranch: 'autodeck/checked-1a2b3c',
+      }) }),
+    ]);
+    app = renderApp({ model, columns: 120, rows: 30 });
+    const f = await app.waitForFrame((f) => f.includes('▶ verifying'), 'the verifying row');
+    expect(f).toMatch(/verify 0:4\d \(2\/3\)/);
+    expect(f).toContain('checked · worktree autodeck/checked-1a2b3c');
   });
 
   it('80 columns: fewer columns; 40 columns: name, state, iteration and elapsed only', async () => {
@@ -96,7 +110,7 @@ describe('the table at each width', () => {
     const f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
     expect(f).not.toMatch(/\x1b\[3\dm/);
     expect(f).toContain('› ');
-    expect(f).toContain('! stalled');
+    expect(f).toContain('‖ stalled');
   });
 
   it('a hostile module name cannot drive the terminal: table, dialog and messages show it escaped', async () => {
@@ -152,9 +166,9 @@ describe('the header and the bars', () => {
     app = renderApp({ model: everyState(), columns: 120 });
     const f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
     const head = lines(f)[0]!;
-    expect(head).toContain(`autodeck · ${hostname()} · 5 modules`);
-    // stalled and in a quota wait still run: the groups are the tmux segment's
-    expect(head).toMatch(/5 modules {2}✗ 1 failed {2}▶ 3 running {2}✓ 1 done$/);
+    expect(head).toContain(`autodeck · host ${hostname()} · 5 modules`);
+    // stalled and in a quota wait: waiting, autodeck is on it; the counts add up to the modules
+    expect(head).toMatch(/5 modules {2}✗ 1 failed {2}‖ 2 waiting {2}▶ 1 running {2}✓ 1 done$/);
     const row = (name: string): string => lines(f).find((l) => l.includes(name))!;
     expect(row('halfway')).toContain('██▌░░ 10/20'); // half the iterations: two and a half cells of five
     expect(row('halfway')).toMatch(/▏░░░░ 1:0\d\/30m/); // a minute of thirty: one eighth of a cell
@@ -168,13 +182,13 @@ describe('the header and the bars', () => {
   it('80 columns: the same header, the table without bars; 40 columns: compact counts, the host last, every line fits', async () => {
     app = renderApp({ model: everyState(), columns: 80 });
     let f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
-    expect(lines(f)[0]).toMatch(/5 modules {2}✗ 1 failed {2}▶ 3 running/);
+    expect(lines(f)[0]).toMatch(/5 modules {2}✗ 1 failed {2}‖ 2 waiting {2}▶ 1 running/);
     expect(f).not.toMatch(BAR);
     for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(80);
     app.unmount();
     app = renderApp({ model: everyState(), columns: 40 });
     f = await app.waitForFrame((f) => f.includes('all-done'), 'the rows');
-    expect(lines(f)[0]).toMatch(/^autodeck ✗1 ▶3 ✓1 · /);
+    expect(lines(f)[0]).toMatch(/^autodeck ✗1 ‖2 ▶1 ✓1 · /);
     for (const h of ['MODULE', 'STATE', 'ITER', 'ELAPSED']) expect(f).toContain(h);
     for (const l of lines(f)) expect(stringWidth(l)).toBeLessThanOrEqual(40);
   });
@@ -185,7 +199,7 @@ describe('the header and the bars', () => {
     expect(f).not.toMatch(/\x1b\[3\dm/);
     expect(f).toContain('██▌░░ 10/20');
     expect(lines(f)[0]).toContain('✗ 1 failed');
-    for (const w of ['! stalled', '‖ quota', '✗ failed', '✓ complete']) expect(f).toContain(w);
+    for (const w of ['‖ stalled', '‖ quota', '✗ failed', '✓ complete']) expect(f).toContain(w);
   });
 });
 
@@ -215,7 +229,8 @@ describe('the footer', () => {
     const f = await app.waitForFrame((f) => f.includes('add-login'), 'the table');
     const footer = lines(f).filter((l) => l.trim() !== '').at(-1)!;
     expect(footer).toMatch(/\? help {2}q quit$/);
-    expect(footer.includes('h runs')).toBe(columns >= 108);
+    expect(footer.includes('h runs')).toBe(columns >= 121); // every key, the way back from attach too, takes 121
+    expect(footer).toContain('Enter attach (Ctrl-Q back)');
   });
 });
 
@@ -257,6 +272,21 @@ describe('the start dialog', () => {
     await app.type(KEYS.enter);
     await app.waitForFrame((f) => f.includes('started fix-cache'), 'the started message');
     expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 7, timeoutMinutes: 30 } }]);
+  });
+
+  it('Tab reaches the worktree switch: Space turns it on, Enter starts the loop in a worktree', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    await app.waitForFrame((f) => f.includes('[ ] in the checkout'), 'the switch, off');
+    await app.type(KEYS.tab, KEYS.tab);
+    await app.waitForFrame((f) => /› worktree .*\(Space\)/.test(f), 'the switch focused');
+    await app.type(' ');
+    await app.waitForFrame((f) => f.includes('[x] its own git worktree and branch'), 'the switch, on');
+    await app.type(KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache') && f.includes('in a worktree'), 'the started message');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 20, timeoutMinutes: 30, worktree: true } }]);
   });
 
   it('an invalid value shows an inline error and starts nothing; Esc cancels', async () => {
@@ -316,6 +346,17 @@ describe('the start dialog', () => {
     expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 3, timeoutMinutes: 35 } }]);
   });
 
+  it('takes a whole form in one read: both fields edited, the worktree switch on, Enter starts with all of it', async () => {
+    const model = threeModules();
+    app = renderApp({ model, columns: 100 });
+    await app.waitForFrame((f) => f.includes('fix-cache'), 'the table');
+    await app.type(KEYS.down, 's');
+    await app.waitForFrame((f) => f.includes('Start a loop on fix-cache'), 'the dialog');
+    await app.type(KEYS.backspace + '9' + KEYS.tab + KEYS.backspace + KEYS.backspace + '45' + KEYS.tab + ' ' + KEYS.enter);
+    await app.waitForFrame((f) => f.includes('started fix-cache'), 'the start');
+    expect(model.calls).toEqual([{ action: 'start', key: '/ws/AiTasks/fix-cache', arg: { maxIterations: 29, timeoutMinutes: 45, worktree: true } }]);
+  });
+
   it('is refused where a loop runs, with the reason', async () => {
     app = renderApp({ model: threeModules(), columns: 100 });
     await app.waitForFrame((f) => f.includes('add-login'), 'the table');
@@ -366,7 +407,8 @@ describe('views', () => {
     await app.waitForFrame((f) => f.includes('add-login'), 'the table');
     await app.type('?');
     const f = await app.waitForFrame((f) => f.includes('autodeck keys'), 'the help');
-    for (const c of COMMANDS) expect(f).toContain(c.description);
+    for (const c of COMMANDS) expect(f).toContain(keyDescription(c).slice(0, 60));
+    expect(f).toContain('Ctrl-Q comes back to the dashboard');
     await app.type(' ');
     await app.waitForFrame((f) => f.includes('MODULE'), 'the table again');
   });

@@ -159,7 +159,7 @@ describe.each(MODES)('FrameWriter under the dashboard (synchronized output $sync
     // A new state is coloured: React and Ink draw it.
     const ink1 = d.inkWrites.mock.calls.length;
     d.model.patchRow(key, { loop: { ...loop(), status: 'stalled' } });
-    await d.settledOn((t) => /mod-05 +! stalled/.test(t), 'mod-05 stalled');
+    await d.settledOn((t) => /mod-05 +‖ stalled/.test(t), 'mod-05 stalled');
     expect(d.inkWrites.mock.calls.length).toBeGreaterThan(ink1);
     // Select mod-07 (row 8, after idle-one), which then takes a step: the selected row is drawn by React, from its new row.
     d.stdin.write('j');

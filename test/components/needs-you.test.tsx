@@ -26,11 +26,12 @@ describe('a loop that needs you', () => {
   it.each([120, 100, 80])('%i columns: `? needs you`, the reason and the prompt, escapes gone, cut to the width; counted first in the header', async (columns) => {
     app = renderApp({ model: model(), columns });
     const f = await app.waitForFrame((f) => f.includes('asks') && f.includes('works'), 'the rows');
-    expect(lines(f)[0]).toMatch(/ {2}\? 1 needs you {2}▶ 1 running/);
+    // in words, or compact where a long host name leaves them no room
+    expect(lines(f)[0]).toMatch(/ {2}\? 1 needs you {2}▶ 1 running| \?1 ▶1 · /);
     const row = lines(f).find((l) => l.includes('asks'))!;
     expect(row).toContain('? needs you');
     // the reason and the prompt, as much as the STEP column holds (where the width has one)
-    if (f.includes('STEP')) expect(row).toMatch(/ permission(?:: Bash:[^…]*)?… /);
+    if (f.includes('STEP')) expect(row).toMatch(/ permission(?::[^…]*)?… /);
     expect(f).not.toContain('\u001b[2J');
     expect(f).not.toContain('\u0007');
     for (const l of lines(f)) expect(width(l)).toBeLessThanOrEqual(columns);

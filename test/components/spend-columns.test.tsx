@@ -43,6 +43,6 @@ describe('the tokens/$ and ctx % columns', () => {
     const f = await app.waitForFrame((f) => f.includes('unpriced'), 'the rows');
     expect(f).not.toContain('TOKENS/$');
     expect(f).not.toContain('CTX');
-    expect(f).toContain('RECOV');
+    expect(f).toContain('RECOVERIES');
   });
 });

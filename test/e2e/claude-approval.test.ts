@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeTitle, installClaudeCodes } from '../helpers/claudeCode.js';
 import { startFakeAnthropic } from '../helpers/fakeAnthropic.js';
@@ -10,9 +10,10 @@ import { eventsOf, readDb, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { claudeProject, e2eScope, mainBodies, QUICK_STALLS } from '../helpers/claudeRun.js';
 
-// The approval policy with the real Claude Code: the fake model asks to
-// run Bash commands autodeck's --settings do not pre-allow, so Claude Code shows its
-// permission prompt, and autodeck decides it by the policy.
+// The approval policy with the real Claude Code, in the mode it starts in (2.1.197: manual;
+// 2.1.332: auto): the PreToolUse hook autodeck injects answers the policy's deny (the model
+// reads why, the tool never runs) and ask (Claude Code shows its prompt, the loop needs a
+// person) before any mode decides; what the policy allows is left to the mode.
 
 const installs = await installClaudeCodes();
 
@@ -20,13 +21,15 @@ const t = e2eScope();
 
 for (const install of installs) {
   describe.skipIf(!install.bin)(claudeTitle('the approval policy under the real Claude Code', install), () => {
-    it('a denied command: autodeck answers No, tells the agent why, and the loop goes on to its end', async () => {
+    it('a denied command never runs, the agent hears why, the loop goes on to its end; an allowed write in the module runs', async () => {
       const ws = (t.ws = makeWorkspace('autodeck-claude-deny-'));
       const dir = ws.module('deny-task', { status: 'planning' });
       const signals = walk('planning');
+      const work = join(dir, 'notes.md');
       const fake = t.fake = await startFakeAnthropic(loopScript(dir, signals, {
-        // in the first iteration the agent wants to force-push: a built-in deny
-        during: (n) => (n === 1 ? [{ toolUse: { name: 'Bash', input: { command: 'git push --force origin main', description: 'Publish the work' } } }] : []),
+        // in the first iteration the agent wants to force-push (a built-in deny), in the second it writes its work
+        during: (n) => (n === 1 ? [{ toolUse: { name: 'Bash', input: { command: 'git push --force origin main', description: 'Publish the work' } } }]
+          : n === 2 ? [{ toolUse: { name: 'Write', input: { file_path: work, content: 'the work\n' } } }] : []),
       }));
       const env = claudeProject(ws, install.bin!, fake.port);
       expect((await runCli(ws, ['init'], { env })).code).toBe(0);
@@ -35,13 +38,18 @@ for (const install of installs) {
       const events = eventsOf(ws.db, dir);
       expect(r.code, `${r.stderr}\n${JSON.stringify(events.map((e) => [e.kind, e.detail]))}`).toBe(0);
 
-      // the prompt was refused by the built-in rule, with Esc, read from Claude Code's own PermissionRequest payload
+      // refused by the built-in rule in Claude Code's PreToolUse hook, before any mode or prompt: no key was sent
       const approvals = events.filter((e) => e.kind === 'approval').map((e) => e.detail);
-      expect(approvals).toHaveLength(1);
-      expect(approvals[0]).toMatchObject({ decision: 'deny', rule: 'built-in git-push-force', tool: 'Bash', command: 'git push --force origin main', keys: '\\u001b', source: 'hook' });
-      expect(String(approvals[0]!.prompt)).toContain('git push --force origin main');
-      // the model heard why, as the next user message
+      const denied = approvals.filter((a) => a.decision === 'deny');
+      expect(denied, JSON.stringify(approvals)).toHaveLength(1);
+      expect(denied[0]).toMatchObject({ decision: 'deny', rule: 'built-in git-push-force', tool: 'Bash', command: 'git push --force origin main', source: 'pretooluse' });
+      expect(denied[0]!.keys).toBeUndefined();
+      expect(String(denied[0]!.prompt)).toContain('git push --force origin main');
+      // the model heard why, in the tool's result
       expect(mainBodies(fake).some((b) => b.includes("autodeck's approval policy refused Bash git push --force origin main"))).toBe(true);
+      // the work the policy allows ran, whether the mode let it through or autodeck said Yes to its prompt
+      expect(readFileSync(work, 'utf8')).toBe('the work\n');
+      expect(approvals.filter((a) => a.decision !== 'deny').every((a) => a.decision === 'allow' && a.tool === 'Write'), JSON.stringify(approvals)).toBe(true);
       // the next steps happened: every signal came, the loop ended complete, and no recovery was spent on the prompt
       expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete', iterations: signals.length });
       expect(events.filter((e) => e.kind === 'recovery' && e.detail.kind === 'permission_prompt')).toEqual([]);
@@ -77,7 +85,7 @@ for (const install of installs) {
       expect(events.filter((e) => e.kind === 'needs_you').map((e) => e.detail)).toEqual([
         expect.objectContaining({ reason: 'permission', rule: 'ask Bash(npm publish*)', command: 'npm publish --access public' }),
       ]);
-      expect(events.filter((e) => e.kind === 'recovery' || e.kind === 'stall')).toEqual([]);
+      expect(events.filter((e) => e.kind === 'recovery' || e.kind === 'stall'), JSON.stringify(events.map((e) => [e.kind, e.detail]))).toEqual([]);
       expect(fake.requests.filter((q) => q.kind === 'main').some((q) => JSON.stringify(q.body).includes('npm publish') && JSON.stringify(q.body).includes('tool_result'))).toBe(false);
 
       // the person decides to stop it

@@ -62,9 +62,14 @@ for (const install of installs) {
       // so the idle turn may be continued twice.)
       const recoveries = eventsOf(ws.db, dir, 'recovery').map((e) => e.detail);
       const approvals = eventsOf(ws.db, dir, 'approval').map((e) => e.detail);
-      expect(approvals).toEqual([expect.objectContaining({ decision: 'allow', rule: 'default', tool: 'Write' })]);
-      // the path as Claude Code's hook gave it (absolute) or as its dialog shows it (relative to the cwd)
-      expect(join(ws.dir, String(approvals[0]!.path)).endsWith(join('AiTasks', 'first-task', 'notes.md'))).toBe(true);
+      // in a mode that asks (2.1.197 starts in manual mode) the work's Write came as a prompt the policy allowed;
+      // in auto mode (2.1.332) the mode let it through: either way it ran, and nothing else asked
+      expect(approvals.length, JSON.stringify(approvals)).toBeLessThanOrEqual(1);
+      for (const a of approvals) {
+        expect(a).toMatchObject({ decision: 'allow', rule: 'default', tool: 'Write' });
+        // the path as Claude Code's hook gave it (absolute) or as its dialog shows it (relative to the cwd)
+        expect(join(ws.dir, String(a.path)).endsWith(join('AiTasks', 'first-task', 'notes.md'))).toBe(true);
+      }
       expect(recoveries.filter((d) => d.kind === 'permission_prompt')).toHaveLength(0);
       expect(recoveries.filter((d) => d.kind === 'idle').length).toBeGreaterThanOrEqual(1);
       expect(recoveries.filter((d) => d.kind !== 'idle' && d.kind !== 'permission_prompt')).toEqual([]);

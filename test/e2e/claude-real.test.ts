@@ -47,7 +47,8 @@ for (const install of installs) {
       mkdirSync(home);
       mkdirSync(cwd);
       writeClaudeConfig(home, cwd);
-      const s = (session = new PtySession({ name: 'claude', argv: [install.bin!], cwd, env: claudeEnv({ home, port: fake.port }), cols: 120, rows: 40 }));
+      // the manual mode (2.1.332 starts in auto mode, which draws no prompt for this command): `default` names it at both ends
+      const s = (session = new PtySession({ name: 'claude', argv: [install.bin!, '--permission-mode', 'default'], cwd, env: claudeEnv({ home, port: fake.port }), cols: 120, rows: 40 }));
       let exit: { exitCode: number } | undefined;
       s.onExit((e) => (exit = e));
       const screen = () => s.screen().join('\n');
@@ -56,6 +57,17 @@ for (const install of installs) {
           throw new Error(`${String(err)}\n--- screen ---\n${screen()}`);
         });
 
+      /** The screen unchanged for `quietMs`. */
+      const settled = async (quietMs = 500) => {
+        let last = screen();
+        let since = Date.now();
+        await waitFor(() => {
+          const now = screen();
+          if (now !== last) [last, since] = [now, Date.now()];
+          return Date.now() - since >= quietMs;
+        }, 'the screen to hold still', 20_000, 50);
+      };
+
       await until(new RegExp(`${EMPTY_PROMPT.source}[\\s\\S]*\\? for shortcuts`, 'm'), 'the idle prompt');
 
       s.write('write x.txt');
@@ -63,11 +75,16 @@ for (const install of installs) {
       s.write('\r');
       await until(/Do you want to proceed\?[\s\S]*^ ❯ 1\. Yes/m, 'the permission prompt');
       expect(screen()).toMatch(/^ Bash command$/m);
-      expect(screen()).toMatch(/^ {3}echo hi > x\.txt$/m);
+      // 2.1.197 indents the command three spaces; 2.1.332 draws it between `╌` rules with one
+      expect(screen()).toMatch(/^ +echo hi > x\.txt *$/m);
       expect(screen()).not.toMatch(PROMPT); // no input box while the prompt is up
 
+      // a key that comes while the prompt is still being drawn is dropped (2.1.332 on a loaded
+      // machine): Enter once the screen has held still, as a person would press it
+      await settled();
       s.write('\r');
-      await until(new RegExp(`● Wrote x\\.txt\\.[\\s\\S]*^✻ \\S+ for \\d+s$[\\s\\S]*${EMPTY_PROMPT.source}`, 'm'), 'the end of the turn');
+      // `✻ Churned for 5s` (2.1.197), `✻ Cogitated for 0s · done 7:43 PM` (2.1.332)
+      await until(new RegExp(`● Wrote x\\.txt\\.[\\s\\S]*^✻ \\S+ for \\d+s\\b[\\s\\S]*${EMPTY_PROMPT.source}`, 'm'), 'the end of the turn');
       await until(/\? for shortcuts/, 'the idle footer');
       expect(readFileSync(join(cwd, 'x.txt'), 'utf8')).toBe('hi\n');
       expect(fake.mainTurns()).toBe(2);
@@ -77,7 +94,8 @@ for (const install of installs) {
       s.write('\r');
       await waitFor(() => exit, 'claude to exit', 15_000, 50);
       expect(exit!.exitCode).toBe(0);
-      expect(screen()).toMatch(/Resume this session with:\n.*claude --resume [0-9a-f-]{36}/);
+      // 2.1.332 repeats the session's flags: `claude --permission-mode default --resume <uuid>`
+      expect(screen()).toMatch(/Resume this session with:\n.*claude (?:--\S+ \S+ )*--resume [0-9a-f-]{36}/);
       // nothing outside loopback was reached: the two start-up probes hit the fake as a proxy
       expect(fake.requests.filter((r) => r.kind === 'unknown')).toEqual([]);
     });

@@ -45,6 +45,8 @@ for (const install of installs) {
 
       const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--agent', JSON.stringify(install.bin!),
         '--agent-profile', 'claude', '--heartbeat', '0.5', '--stall-threshold', '2', '--grace', '60', '--backend', backend,
+      // the manual mode, chosen by autodeck's setting (2.1.332 would start in auto mode and ask nothing for this command)
+      '--claude-permission-mode', 'manual',
         // a loaded machine draws Claude Code's first screen slowly: its start must not spend the recovery budget
         '--recovery-per-iteration', '10', '--recovery-total', '20'],
       { env: { ...claudeEnv({ home, port: fake.port }), AUTODECK_TMUX_SOCKET: socket } });

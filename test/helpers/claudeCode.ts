@@ -11,7 +11,7 @@ import { CLAUDE_CODE_NEWEST, CLAUDE_CODE_OLDEST } from '../../src/agents/claudeV
  *
  * The real-binary tests run on both ends of the supported range, OLDEST and NEWEST
  * (src/agents/claudeVersion.ts). `AUTODECK_CLAUDE_VERSION` narrows them: `oldest`,
- * `newest`, `both`, or an exact version such as `2.1.250`; unset means `oldest`.
+ * `newest`, `both` (the default: CI tests both ends), or an exact version such as `2.1.250`.
  */
 
 export { CLAUDE_CODE_NEWEST, CLAUDE_CODE_OLDEST };
@@ -28,8 +28,8 @@ export type ClaudeCodeInstall = { version: string } & ({ bin: string; reason?: u
 /** The versions the real-binary tests run on, from `AUTODECK_CLAUDE_VERSION` (one line of error when it is not one). */
 export function claudeVersionsUnderTest(env: NodeJS.ProcessEnv = process.env): string[] {
   const chosen = (env.AUTODECK_CLAUDE_VERSION ?? '').trim();
-  if (chosen === 'both') return [CLAUDE_CODE_OLDEST, CLAUDE_CODE_NEWEST];
-  if (chosen === '' || chosen === 'oldest') return [CLAUDE_CODE_OLDEST];
+  if (chosen === '' || chosen === 'both') return [CLAUDE_CODE_OLDEST, CLAUDE_CODE_NEWEST];
+  if (chosen === 'oldest') return [CLAUDE_CODE_OLDEST];
   if (chosen === 'newest') return [CLAUDE_CODE_NEWEST];
   if (/^\d+\.\d+\.\d+$/.test(chosen)) return [chosen];
   throw new Error(`AUTODECK_CLAUDE_VERSION=${chosen}: expected oldest, newest, both or a version like ${CLAUDE_CODE_NEWEST}`);

@@ -59,7 +59,7 @@ export class FakeScreen implements ScreenSource {
  * the dashboard makes is recorded, so a test sees exactly what a key press asked for.
  */
 export class FakeModel implements DashboardModel {
-  settings: ModelSettings = { maxIterations: 20, timeoutMinutes: 30, stallThreshold: 3, recoveryTotal: 10, backend: 'pty' };
+  settings: ModelSettings = { maxIterations: 20, timeoutMinutes: 30, stallThreshold: 3, recoveryTotal: 10, backend: 'pty', detachKey: 'ctrl-q' };
   private snapshot: DeckSnapshot = { rows: [] };
   private readonly e = new EventEmitter();
   private version = 0;
@@ -112,8 +112,8 @@ export class FakeModel implements DashboardModel {
   runs(key: string, limit: number): RunRow[] {
     return (this.pastRuns.get(key) ?? []).slice(0, limit);
   }
-  start(key: string, limits: Partial<Limits>): ActionResult {
-    this.calls.push({ action: 'start', key, arg: limits });
+  start(key: string, limits: Partial<Limits>, opts: { worktree?: boolean } = {}): ActionResult {
+    this.calls.push({ action: 'start', key, arg: opts.worktree ? { ...limits, worktree: true } : limits });
     return this.startResult;
   }
   stop(key: string, force: boolean): ActionResult {

@@ -174,7 +174,7 @@ describe('REST API: starting and stopping loops', () => {
       'quotaWaitSince', 'startedAt', 'lastSignalAt', 'owner']) {
       expect(got.json).toHaveProperty(field);
     }
-    expect(got.json).toMatchObject({ session, taskDir: dir, status: 'running', owner: { pid: process.pid, alive: true } });
+    expect(got.json).toMatchObject({ session, taskDir: dir, status: 'running', owner: { pid: process.pid, alive: true }, verify: null, worktree: null });
     expect(got.json.iteration).toBeGreaterThanOrEqual(1);
     expect(got.json.step).not.toBe('');
 
@@ -289,6 +289,8 @@ describe('REST API: refusals', () => {
       [{ timeoutMinutes: 0 }, 'timeoutMinutes'],
       [{ timeoutMinutes: 1441 }, 'timeoutMinutes'],
       [{ timeoutMinutes: 'x' }, 'timeoutMinutes'],
+      [{ worktree: 'yes' }, 'worktree'],
+      [{ worktree: 1 }, 'worktree'],
     ];
     for (const [extra, field] of cases) {
       const r = await start(dir, extra);

@@ -115,7 +115,9 @@ async function setup(name: string): Promise<Setup> {
   host.write('go');
   // The tmux client draws the agent's pane in the host terminal, at that terminal's size.
   await waitFor(() => hostScreen().includes('AGENT READY'), 'the agent screen in the host terminal');
-  await waitFor(() => agent.screen().join('\n').includes('size 80x24'), 'the agent window at the terminal size');
+  // The terminal's size less tmux's status line, which says how to come back.
+  await waitFor(() => agent.screen().join('\n').includes('size 80x23'), 'the agent window at the terminal size');
+  await waitFor(() => hostScreen().split('\n')[23]!.includes(`Ctrl-Q: back to autodeck · attached to ${name}`), 'the way back in the status line');
   return { agent, host, hostScreen };
 }
 

@@ -20,7 +20,7 @@ const Q = '\x11';
 /**
  * The agent: raw input; a red banner with its size; each chunk read printed back as
  * `got "<json>"`; its size on SIGWINCH; `stream` starts numbered lines until `stop`;
- * `quit` exits.
+ * `emit "<json>"` writes the string as it is; `quit` exits.
  */
 const AGENT = `
 process.stdin.setRawMode(true);
@@ -30,7 +30,8 @@ out('\\x1b[31mAGENT READY\\x1b[0m ' + process.stdout.columns + 'x' + process.std
 let timer, n = 0;
 process.stdin.on('data', (d) => {
   if (d === 'quit') process.exit(0);
-  if (d === 'stream') timer = setInterval(() => { for (let i = 0; i < 5; i++) out('tick ' + ++n); }, 1);
+  if (d.startsWith('emit ')) process.stdout.write(JSON.parse(d.slice(5)));
+  else if (d === 'stream') timer = setInterval(() => { for (let i = 0; i < 5; i++) out('tick ' + ++n); }, 1);
   else if (d === 'stop') { clearInterval(timer); out('stopped at ' + n); }
   else out('got ' + JSON.stringify(d));
 });
@@ -131,10 +132,11 @@ describe('attach (pty backend)', () => {
     expect(first).toContain('\x1b[31mAGENT READY');
     expect(input.rawCalls).toEqual([true]);
 
-    // The agent now has the terminal's size, and its answer reaches the terminal.
-    await waitFor(() => output.text.includes('size 100x30'), 'the agent resized to the terminal');
+    // The agent now has the terminal's size less the last row, which says how to come back.
+    await waitFor(() => output.text.includes('size 100x29'), 'the agent resized to the terminal');
     expect(s.cols).toBe(100);
-    expect(s.rows).toBe(30);
+    expect(s.rows).toBe(29);
+    await waitFor(() => /^Ctrl-Q: back to autodeck · attached to auto-attach-000001 *$/.test(output.screen()[29]!), 'the way back on the last row');
 
     // Typed bytes reach the agent as they are (UTF-8 included); its output comes back.
     input.write(Buffer.from('hé ❯'));
@@ -142,7 +144,8 @@ describe('attach (pty backend)', () => {
 
     // A later resize of the terminal reaches the agent too.
     output.resizeTo(90, 25);
-    await waitFor(() => output.text.includes('size 90x25'), 'the agent resized again');
+    await waitFor(() => output.text.includes('size 90x24'), 'the agent resized again');
+    await waitFor(() => output.screen()[24]!.startsWith('Ctrl-Q: back to autodeck'), 'the line at the new foot');
 
     // The detach key in the middle of a chunk: what came before is delivered, the rest is not.
     input.write(`abc${Q}def`);
@@ -179,11 +182,42 @@ describe('attach (pty backend)', () => {
     const stopped = await waitFor(() => /stopped at \d+/.exec(output.text)?.[0], 'the stream stopped');
     // The user's terminal (fed the snapshot, then the raw bytes) and the agent's emulator agree,
     // on the screen and on the last 200 lines of history.
-    await waitFor(() => screenOf(s).includes(stopped) && output.screen().join('\n') === screenOf(s), 'the two screens to agree');
-    expect(bufferTail(output.term, 200)).toEqual(bufferTail(await copyOf(s), 200));
+    // The terminal shows the agent's screen above the line that says how to come back.
+    await waitFor(() => screenOf(s).includes(stopped) && output.screen().slice(0, -1).join('\n') === screenOf(s), 'the two screens to agree');
+    expect(output.screen().at(-1)).toMatch(/^Ctrl-Q: back to autodeck/);
+    // the history too (the terminal's, less the line at its foot and the blank rows above it)
+    const shown = bufferTail(output.term, 300).slice(0, -1);
+    while (shown.at(-1) === '') shown.pop();
+    expect(shown.slice(-200)).toEqual(bufferTail(await copyOf(s), 200));
     const ticks = [...output.text.matchAll(/tick (\d+)\r\n/g)].map((m) => Number(m[1]));
     expect(ticks.length).toBeGreaterThan(0);
     expect(new Set(ticks).size).toBe(ticks.length); // passed through once each
+    input.write(Q);
+    expect(await attached).toBe('detached');
+  });
+
+  it('keeps the way back on the last row: through scrolling, a clear screen, a scroll region reset and the other screen', async () => {
+    const s = await startAgent();
+    const input = new FakeInput();
+    const output = new FakeOutput(80, 12);
+    const attached = attach(s, { input, output }, { detachByte: Q });
+    await waitFor(() => output.text.includes('size 80x11'), 'attached');
+    const foot = (): string => output.screen()[11]!;
+    const onFoot = (what: string) => waitFor(() => /^Ctrl-Q: back to autodeck/.test(foot()) && !output.screen().slice(0, 11).some((l) => l.includes('Ctrl-Q')), what);
+    await onFoot('the line');
+    // twenty lines scroll the agent's rows, not the line
+    input.write(`emit ${JSON.stringify(Array.from({ length: 20 }, (_, i) => `line ${i}\r\n`).join(''))}`);
+    await waitFor(() => output.screen().some((l) => l === 'line 19'), 'the agent scrolled');
+    await onFoot('the line after scrolling');
+    // a clear screen, a region reset, the alternate screen and back: each time the line comes back
+    const marks = ['\x1b[2J', '\x1b[H\x1b[J', '\x1b[r\x1b[11;1H\r\n\r\n', '\x1b[?1049h', '\x1b[?1049l', '\x1bc'];
+    for (const [i, seq] of marks.entries()) {
+      input.write(`emit ${JSON.stringify(`${seq}mark-${i}`)}`);
+      await waitFor(() => output.screen().some((l) => l.includes(`mark-${i}`)), `mark-${i} on screen`);
+      await onFoot(`the line after ${JSON.stringify(seq)}`);
+      // and above it, the agent's screen exactly: nothing it scrolled moved the line into its rows
+      await waitFor(() => output.screen().slice(0, 11).join('\n') === screenOf(s), `the screens to agree after ${JSON.stringify(seq)}`);
+    }
     input.write(Q);
     expect(await attached).toBe('detached');
   });
@@ -193,7 +227,7 @@ describe('attach (pty backend)', () => {
     const input = new FakeInput();
     const output = new FakeOutput(80, 24);
     const attached = attach(s, { input, output }, { detachByte: Q });
-    await waitFor(() => output.text.includes('size 80x24'), 'attached');
+    await waitFor(() => output.text.includes('size 80x23'), 'attached');
     input.write('quit');
     expect(await attached).toBe('exited');
     expect(s.exited).toBe(true);

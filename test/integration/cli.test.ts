@@ -112,7 +112,8 @@ describe('the command line', () => {
     expect(loops[0]!.iteration).toBeGreaterThanOrEqual(2);
 
     const human = await runCli(ws, ['status', '--db', ws.db]);
-    expect(human.stdout).toMatch(/watched {2}running/);
+    expect(human.stdout).toMatch(/^1 active loop: ▶ 1 running$/m);
+    expect(human.stdout).toMatch(/^watched {2}▶ running {2}/m);
 
     const lookup = await runCli(ws, ['lookup', dir, '--json', '--db', ws.db]);
     expect(lookup.code).toBe(0);

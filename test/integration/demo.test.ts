@@ -1,4 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEMO_MODULES } from '../../src/demo/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
@@ -42,6 +44,14 @@ it('runs every demo module to the end its scenario describes', async () => {
     'clean-old-branches': 'complete',
     'translate-docs': 'complete',
   });
+  // each run spent what its simulated agent's transcript says, read as Claude Code's
+  for (const r of recent as (Recent & { tokens: number | null; costUsd: number | null })[]) {
+    expect(r.tokens, r.taskName).toBeGreaterThan(0);
+    expect(r.costUsd, r.taskName).toBeGreaterThan(0);
+  }
+  // and its transcripts stayed in the demo's workspace: the person's home has no ~/.claude
+  expect(existsSync(join(ws.dir, 'home', '.claude'))).toBe(false);
+  expect(readdirSync(join(workspace!, 'home', '.claude', 'projects')).length).toBeGreaterThan(0);
   const budget = recent.find((r) => r.taskName === 'rewrite-everything')!.iterations;
   expect(budget === 5 || budget === 6, `rewrite-everything ended after ${budget} iterations`).toBe(true);
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../../src/cli/parse.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -166,7 +167,7 @@ describe('autodeck history (in-process, real SQLite)', () => {
     expect(json.runs.map((x) => x.outcome)).toEqual(['killed', 'blocked']);
     expect(json.suggestion).toEqual({ maxIterations: 20, timeoutMinutes: 30, basis: 'defaults: no completed runs', fromRuns: 0 });
     const gamma = ws.module('gamma');
-    expect(call([gamma]).out).toBe('No finished runs.\n\nsuggested next: --max-iterations 20 --timeout 30 (defaults: no completed runs)\n');
+    expect(call([gamma]).out).toBe(`No finished runs of ${gamma} yet.\n\nsuggested next: --max-iterations 20 --timeout 30 (defaults: no completed runs)\n`);
   });
 
   it('honours --last N and says when there are more', () => {
@@ -184,7 +185,8 @@ describe('autodeck history (in-process, real SQLite)', () => {
       expect(() => call([], { last: bad }), bad).toThrow(CliError);
       expect(() => call([], { last: bad }), bad).toThrow(/--last: .* is not a whole number >= 1/);
     }
-    expect(() => call([alpha, beta])).toThrow(/one task module folder at most/);
+    // two folders: the command table refuses them before the command runs
+    expect(() => parseCommandLine(['history', alpha, beta])).toThrow(/history takes one TASK_DIR \(got 2/);
   });
 
   it('never lets a module name drive the terminal', () => {

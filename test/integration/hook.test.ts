@@ -184,6 +184,22 @@ describe('autodeck hook stop', () => {
     expect(eventsOf(ws.db, loop.dir, 'hook_allow').map((e) => e.detail.rule)).toEqual(['sentinel', 'stopping']);
   });
 
+  it('a (stop) whose verify failed since ends nothing: the next Stop blocks with the progress again', async () => {
+    ws = makeWorkspace();
+    const loop = loopIn(ws, 'm', { plan: '- [x] a\n- [ ] b\n' });
+    await runHook(ws, 'stop', loop.env, stopJson(ws, { last: SENTINEL }));
+    expect(signalOf(loop.dir).next).toBe('(stop)');
+    // the supervisor verified that end; the verify failed, and the loop runs again
+    const store = Store.open(ws.db);
+    store.loops.update(loop.session, { status: 'running', verifyStartedAt: new Date(Date.now() + 10).toISOString(), verifyFailures: 1 });
+    store.close();
+    const again = await runHook(ws, 'stop', loop.env, stopJson(ws, { last: 'I looked at the failing test.' }));
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ decision: 'block' });
+    expect(signalOf(loop.dir)).toMatchObject({ step: 'exec', result: 'CONTINUE', next: 'exec' });
+    expect(eventsOf(ws.db, loop.dir).filter((e) => e.kind.startsWith('hook_')).map((e) => e.detail.rule)).toEqual(['sentinel', 'continue']);
+  });
+
   it("lets another session stop without touching the loop while a live session holds the lock; takes a stale lock", async () => {
     ws = makeWorkspace();
     const loop = loopIn(ws, 'm', { plan: '- [ ] a\n' });

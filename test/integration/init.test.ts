@@ -1,8 +1,7 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { BIN } from '../helpers/cli.js';
 import { isAutodeckHook, mergeGitignore, mergeHooks } from '../../src/commands/init.js';
@@ -11,22 +10,10 @@ import { registeredCommands } from '../../src/hooks/claudeHooks.js';
 import { SKILL_PATH, SKILL_VERSION, skillFile } from '../../src/skill/autodeckAuto.js';
 import { createHash } from 'node:crypto';
 
-// `autodeck init` on throwaway projects: the built CLI once `init` is wired into
-// src/cli.ts, until then the built command module with the same context.
-
-const DIST_CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
-const DIST_INIT = fileURLToPath(new URL('../../dist/src/commands/init.js', import.meta.url));
-let viaCli = false;
-
-beforeAll(() => {
-  if (!existsSync(DIST_INIT)) throw new Error('dist/ is not built: run "npm run build" (npm test does)');
-  viaCli = readFileSync(DIST_CLI, 'utf8').includes('commands/init.js');
-});
+// `autodeck init` on throwaway projects (git repositories), through the built CLI.
 
 function initArgv(extra: string[]): string[] {
-  if (viaCli) return [BIN, 'init', ...extra];
-  return ['--input-type=module', '-e', `import { init } from ${JSON.stringify(pathToFileURL(DIST_INIT).href)};
-    process.exitCode = init({ args: [], flags: { force: ${extra.includes('--force')} }, settings: {}, stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });`];
+  return [BIN, 'init', ...extra];
 }
 
 function runInit(w: Workspace, cwd = w.dir, env: NodeJS.ProcessEnv = {}, extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -66,8 +53,12 @@ describe('autodeck init', () => {
       '.gitignore: added .auto-signal', '.gitignore: added .auto-signal.tmp', '.gitignore: added .auto-stop', '.gitignore: added .autodeck.lock',
       ...['Stop', ...STATE_EVENTS, 'PermissionRequest'].map((e) => expect.stringMatching(new RegExp(`^\\.claude/settings\\.json: added the ${e} hook: `))),
       `.claude/skills/autodeck-auto/SKILL.md: added the /autodeck-auto skill (v${SKILL_VERSION})`,
+      `recorded ${ws.dir} as a project you trust: autodeck may accept Claude Code's folder-trust dialog here`,
+      'to take these back: autodeck init --undo',
     ]);
     expect(read(join(ws.dir, SKILL_PATH))).toBe(skillFile());
+    // in the user's own state folder, never in the project (a project cannot vouch for itself)
+    expect(read(join(ws.env.XDG_STATE_HOME!, 'autodeck', 'trusted-projects'))).toBe(`${ws.dir}\n`);
   });
 
   it("installs the skill once; keeps a person's edited copy and says so; --force replaces it; an older unedited copy is updated", async () => {
@@ -85,13 +76,14 @@ describe('autodeck init', () => {
     const forced = await runInit(ws, ws.dir, {}, ['--force']);
     expect(forced.code).toBe(0);
     expect(forced.stdout).toMatch(/replaced your edited copy/);
+    expect(forced.stdout).toMatch(/to take these back: autodeck init --undo\n$/);
     expect(read(path)).toBe(skillFile());
 
     // an earlier autodeck's own copy: its stamp still matches its text
     const oldBody = 'old words of the skill\n';
     writeFileSync(path, `${oldBody}\n<!-- autodeck-skill v0 sha256:${createHash('sha256').update(oldBody).digest('hex')} -->\n`);
     const updated = await runInit(ws);
-    expect(updated.stdout).toBe(`${SKILL_PATH}: updated the /autodeck-auto skill (v0 -> v${SKILL_VERSION})\n`);
+    expect(updated.stdout).toBe(`${SKILL_PATH}: updated the /autodeck-auto skill (v0 -> v${SKILL_VERSION})\nto take these back: autodeck init --undo\n`);
     expect(read(path)).toBe(skillFile());
   });
 
@@ -182,7 +174,6 @@ describe('autodeck init', () => {
     const inert = spawnSync('sh', ['-c', command], { cwd: ws.dir, env: { ...ws.env, AUTODECK_DB: ws.db }, input: '{}', encoding: 'utf8' });
     expect(inert).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(existsSync(ws.db)).toBe(false);
-    if (!viaCli) return; // `hook` not yet wired into the CLI: the command would name an unknown command
     const live = spawnSync('sh', ['-c', command], {
       cwd: ws.dir, env: { ...ws.env, AUTODECK_SESSION: 'auto-x-000000', AUTODECK_DB: ws.db }, input: '{}', encoding: 'utf8',
     });

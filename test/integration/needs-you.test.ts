@@ -43,9 +43,9 @@ describe('needs you in status', () => {
     plantLoops(ws);
     const r = await runCli(ws, ['status', '--format', 'tmux', '--db', ws.db]);
     expect(r.stderr).toBe('');
-    expect(r).toMatchObject({ code: 0, stdout: '▶3 ?1 ✗1\n' });
+    expect(r).toMatchObject({ code: 0, stdout: '?1 ✗1 ‖1 ▶2\n' });
     // the database named by the environment, as every other command reads it
-    expect((await runCli(ws, ['status', '--format=tmux'], { env: { AUTODECK_DB: ws.db } })).stdout).toBe('▶3 ?1 ✗1\n');
+    expect((await runCli(ws, ['status', '--format=tmux'], { env: { AUTODECK_DB: ws.db } })).stdout).toBe('?1 ✗1 ‖1 ▶2\n');
   });
 
   it('--json carries needsYou (printable); text output names it; a bad --format is a usage error', async () => {
@@ -59,7 +59,8 @@ describe('needs you in status', () => {
     expect(by.broke).toEqual({ reason: 'failed', text: 'the agent exited 3 times in a row' });
     expect(by.one).toBeNull();
     const text = await runCli(ws, ['status', '--db', ws.db]);
-    expect(text.stdout).toMatch(/^asks {2}needs you {2}/m);
+    expect(text.stdout).toMatch(/^asks {2}\? needs you {2}/m);
+    expect(text.stdout).toMatch(/^5 active loops: \? 1 needs you {2}✗ 1 failed {2}‖ 1 waiting {2}▶ 2 running$/m);
     expect(text.stdout).toContain('  ? permission: Bash: git push --force');
     expect(text.stdout).not.toContain('\u001b');
     const bad = await runCli(ws, ['status', '--format', 'yaml', '--db', ws.db]);

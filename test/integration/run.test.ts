@@ -311,7 +311,7 @@ describe('refusals', () => {
     const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, '--agent', 'definitely-not-installed-agent {taskDir}']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/"definitely-not-installed-agent" is not installed.*--agent/);
+    expect(r.stderr).toMatch(/^autodeck: agent program "definitely-not-installed-agent" is not installed.*--agent/); // the prefix once
     expect(loopRow(ws.db, dir)).toBeUndefined();
     expect(eventsOf(ws.db, dir)).toEqual([]);
   });

@@ -119,7 +119,7 @@ describe('resolveProgram', () => {
 describe('missingProgramMessage', () => {
   it('is one line naming the program and how to set the agent', () => {
     expect(missingProgramMessage('claude')).toBe(
-      'autodeck: agent program "claude" is not installed (not found in PATH); set the agent with ' +
+      'agent program "claude" is not installed (not found in PATH); set the agent with ' +
         '--agent "PROGRAM ARGS {taskDir}", AUTODECK_AGENT or "agent" in .autodeck.json',
     );
     expect(missingProgramMessage('./x')).toContain('(not an executable file)');

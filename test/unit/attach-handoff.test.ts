@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { ptyAttach, type ReplayableSession } from '../../src/attach/ptyAttach.js';
 import { RESET_TERMINAL_MODES } from '../../src/attach/modes.js';
+import { bannerBytes, bannerText } from '../../src/attach/banner.js';
 import type { SessionExit } from '../../src/sessions/session.js';
 
 // The hand-off from snapshot to live bytes, with a session whose parse point the test
@@ -47,6 +48,10 @@ class FakeSession implements ReplayableSession {
   whenParsed(fn: () => void): void {
     this.parsedCallbacks.push(fn);
   }
+  at = { x: 4, y: 7 };
+  cursor(): { x: number; y: number } {
+    return this.at;
+  }
   emit(d: string): void {
     for (const l of this.outputListeners) l(d);
   }
@@ -75,10 +80,21 @@ describe('ptyAttach hand-off', () => {
     expect(output.chunks).toEqual([]);
     expect(s.parsedCallbacks).toHaveLength(1);
     s.parsedCallbacks[0]!(); // everything before the subscription is parsed now
-    expect(output.chunks).toEqual([`${RESET_TERMINAL_MODES}<state 100x30>early-1;early-2;`]);
+    // the way back on the last row (the agent has the 29 above it), then the snapshot, then the held output
+    const line = bannerBytes(bannerText('fake', 'Ctrl-Q'), 30, 100, s.at);
+    expect(output.chunks.join('')).toBe(`${RESET_TERMINAL_MODES}${line}\x1b[H<state 100x29>early-1;early-2;`);
 
     s.emit('live;');
     expect(output.chunks.at(-1)).toBe('live;');
+
+    // a clear screen reaches the last row: later output waits until the line is drawn again,
+    // at the cursor the emulator has after exactly the bytes the terminal got
+    s.emit('\x1b[2Jcleared;');
+    s.emit('after;');
+    expect(output.chunks.at(-1)).toBe('\x1b[2Jcleared;');
+    s.at = { x: 8, y: 0 };
+    s.parsedCallbacks[1]!();
+    expect(output.chunks.slice(-2)).toEqual([bannerBytes(bannerText('fake', 'Ctrl-Q'), 30, 100, { x: 8, y: 0 }), 'after;']);
 
     input.write('x\x11y');
     expect(await attached).toBe('detached');
@@ -87,7 +103,7 @@ describe('ptyAttach hand-off', () => {
     expect(output.listenerCount('resize')).toBe(0);
     expect(input.listenerCount('data')).toBe(0);
     expect(output.chunks.at(-1)).toBe(RESET_TERMINAL_MODES);
-    expect(s.sizes).toEqual([[100, 30], [120, 40]]);
+    expect(s.sizes).toEqual([[100, 29], [120, 40]]);
   });
 
   it('draws nothing when the agent exits before the snapshot', async () => {

@@ -25,7 +25,8 @@ const cases: [string, AgentProfile, string[], ScreenKind, string[] | undefined][
   ['Claude busy', 'claude', CLAUDE_BUSY, 'busy', undefined],
   ['Claude permission menu', 'claude', CLAUDE_PERMISSION, 'permission_prompt', ['\r']],
   ['Claude quota menu (wait option)', 'claude', CLAUDE_QUOTA_MENU, 'quota', ['1']],
-  ['Claude API-key dialog (cursor on No: press 1)', 'claude', CLAUDE_API_KEY, 'permission_prompt', ['1']],
+  // accepting the key writes it into the user's ~/.claude.json: a person answers it, never autodeck
+  ['Claude API-key dialog (not answered)', 'claude', CLAUDE_API_KEY, 'permission_prompt', undefined],
   ['Claude compacting', 'claude', screen('✻ Compacting conversation… (8s)', RULE, '❯\u00a0', RULE), 'compacting', undefined],
   ['Claude quota on screen', 'claude', screen('  ⎿  5-hour limit reached ∙ resets 5am', RULE, '❯\u00a0', RULE), 'quota', undefined],
   ['a warning is no quota', 'claude', screen("  ⎿  You've used 92% of your session limit · resets 5am", RULE, '❯\u00a0', RULE), 'idle', undefined],
@@ -209,10 +210,10 @@ describe('answers to captured menus', () => {
   const dir = fileURLToPath(new URL('../fixtures/screens/claude/2.1.197/', import.meta.url));
   it.each([
     ['permission-prompt.txt', ['\r']],
-    ['api-key-dialog.txt', ['1']],
-    ['trust-dialog.txt', ['\r']],
-    // `❯ 1. No, exit` / `2. Yes, I accept`: Enter would quit Claude Code
-    ['bypass-warning.txt', ['2']],
+    // dialogs whose Yes changes the user's own files: answered only with their consent (src/agents/dialogs.ts), not here
+    ['api-key-dialog.txt', undefined],
+    ['trust-dialog.txt', undefined],
+    ['bypass-warning.txt', undefined],
     // a question the agent asks is not answered by autodeck
     ['question-tool.txt', undefined],
     ['unknown-command.txt', undefined],

@@ -40,7 +40,7 @@ describe('the command line', () => {
     }
     // after `--` it is a word like any other
     expect(command(['run', '--', '--help']).args).toEqual(['--help']);
-    expect(parseCommandLine(['status', '--version'])).toEqual({ kind: 'version' });
+    expect(parseCommandLine(['status', '--version'])).toEqual({ kind: 'version', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
   });
 
   it('suggests the command meant, or what to do with a path', () => {
@@ -71,6 +71,13 @@ describe('the command line', () => {
     // a negative number is a value (the setting then says what is wrong with it)
     expect(command(['run', 'x', '--max-cost', '-1']).flags.maxCost).toBe('-1');
     expect(refusal(['status', '--json=yes'])).toMatch(/--json takes no value/);
+  });
+
+  it("catches what meow lets pass: a flag it drops, an empty value it drops, a switch's negation it reads", () => {
+    expect(refusal(['status', '--Json'])).toMatch(/unknown flag --Json for status \(did you mean --json\?\)/);
+    expect(command(['new', 'x', '--title=']).flags.title).toBe('');
+    expect(command(['status', '--no-json']).flags.json).toBe(false);
+    expect(refusal(['status', '--no-force'])).toMatch(/status takes no --no-force|unknown flag --no-force/);
   });
 
   it('refuses words a command does not take, and asks for those it needs', () => {

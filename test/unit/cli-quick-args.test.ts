@@ -11,6 +11,7 @@ describe('quickDashboardArgs', () => {
     [['--root', '/a', '--db', '/tmp/x.db']],
     [['--root=/a', '--root', '/b', '--agent', 'node sim.js {taskDir}']],
     [['--heartbeat', '5', '--heartbeat', '9', '--max-iterations=7']],
+    [['--worktree', '--root', '/a', '--verify', 'npm test']],
   ])('reads %j as the full parser does', async (argv) => {
     const quick = await quickDashboardArgs(argv);
     expect(quick).toBeDefined();
@@ -23,7 +24,16 @@ describe('quickDashboardArgs', () => {
   it.each([
     [['demo']], [['status', '--json']], [['--help']], [['-h']], [['--version']], [['--json']], [['--root']],
     [['--root', '--db', 'x']], [['--max-cost', '-1']], [['--root', '']], [['--bogus', '1']], [['--root', 'a', 'extra']],
+    [['--no-worktree']], [['--worktree', 'true']],
   ])('hands %j to the full parser', async (argv) => {
     expect(await quickDashboardArgs(argv)).toBeUndefined();
+  });
+});
+
+describe('a switch setting on the command line', () => {
+  it('--worktree takes no value (the folder after it stays a folder); --no-worktree turns it off; a value is refused', () => {
+    expect(parseCommandLine(['run', '--worktree', '/m'])).toMatchObject({ kind: 'command', args: ['/m'], flags: { worktree: true } });
+    expect(parseCommandLine(['run', '/m', '--no-worktree'])).toMatchObject({ kind: 'command', args: ['/m'], flags: { worktree: false } });
+    expect(() => parseCommandLine(['run', '/m', '--worktree=yes'])).toThrow(/--worktree takes no value/);
   });
 });

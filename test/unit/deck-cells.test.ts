@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { clockDuration, fill, rowCells, shortAge, stateCell, TIMED_CELLS } from '../../src/deck/cells.js';
 import { bar } from '../../src/deck/bar.js';
-import { countText, stateCounts, triageOf } from '../../src/deck/header.js';
-import { tmuxSegment } from '../../src/deck/needsYou.js';
+import { countText, rowStates, stateCounts } from '../../src/deck/header.js';
+import { tmuxSegment } from '../../src/deck/states.js';
 import { breakpointFor, columnWidths, columnsFor, cutCell, fitCell, tableOverflows, visibleWindow, MARK_WIDTH, NARROW } from '../../src/deck/layout.js';
 import stringWidth from 'string-width';
 import { nextField, validateStartForm } from '../../src/deck/startForm.js';
@@ -54,15 +54,16 @@ describe('row cells', () => {
   });
 
   it.each([
-    ['running', '▶', 'running'], ['starting', '○', 'starting'], ['stalled', '!', 'stalled'], ['quota_wait', '‖', 'quota'],
-    ['stopping', '■', 'stopping'], ['suspended', '‖', 'suspended'], ['failed', '✗', 'failed'],
+    ['running', '▶', 'running'], ['starting', '▶', 'starting'], ['stalled', '‖', 'stalled'], ['quota_wait', '‖', 'quota'],
+    ['stopping', '▶', 'stopping'], ['suspended', '‖', 'suspended'], ['failed', '✗', 'failed'],
   ] as const)('a %s loop reads %s %s', (status, glyph, word) => {
     expect(stateCell(moduleRow('m', { loop: loopRow('/ws/m', { status }) }))).toMatchObject({ glyph, word });
   });
 
   it('a module without a loop shows its lifecycle; an orphan of a dead owner is marked', () => {
     expect(stateCell(moduleRow('m', { lifecycle: 'complete' }))).toMatchObject({ glyph: '✓', word: 'complete', tone: 'ok' });
-    expect(stateCell(moduleRow('m', { lifecycle: 'blocked' }))).toMatchObject({ glyph: '·', word: 'blocked', tone: 'bad' });
+    expect(stateCell(moduleRow('m', { lifecycle: 'blocked' }))).toMatchObject({ glyph: '✗', word: 'blocked', tone: 'bad' });
+    expect(stateCell(moduleRow('m', { lifecycle: 'planning' }))).toMatchObject({ glyph: '·', word: 'planning', tone: 'muted' });
     expect(stateCell(moduleRow('m', { here: false, ownerAlive: false, loop: loopRow('/ws/m') })).word).toBe('running?');
     expect(stateCell(moduleRow('m', { here: false, ownerAlive: true, loop: loopRow('/ws/m') })).word).toBe('running');
   });
@@ -85,7 +86,7 @@ describe('row cells', () => {
     expect(['stalled', 'quota_wait', 'failed'].filter(loud)).toEqual(['stalled', 'quota_wait', 'failed']);
     expect(['running', 'starting', 'stopping', 'suspended'].filter(loud)).toEqual([]);
     // an orphan is muted, whatever its state
-    expect(stateCell(moduleRow('m', { here: false, ownerAlive: false, loop: loopRow('/ws/m', { status: 'stalled' }) })).loud).toBe(false);
+    expect(stateCell(moduleRow('m', { here: false, ownerAlive: false, loop: loopRow('/ws/m', { status: 'stalled' }) })).loud ?? false).toBe(false);
   });
 
   it('bars: block glyphs in eighths, the empty part drawn so the length reads without colour', () => {
@@ -100,19 +101,20 @@ describe('row cells', () => {
     expect(fill(6, 5)).toBe(1);
   });
 
-  it('the header counts the four groups the tmux segment counts, those needing a person first', () => {
+  it('the header counts every row in one group, those needing a person first; the tmux segment counts loops the same way', () => {
     const rows = [
       moduleRow('a', { loop: loopRow('/ws/a') }), moduleRow('b', { loop: loopRow('/ws/b') }),
       moduleRow('c', { loop: loopRow('/ws/c', { status: 'failed' }) }), moduleRow('d', { lifecycle: 'complete' }),
-      // a stalled loop still runs; a run stuck at its stall limit failed; a module never run is in no group
+      // a stalled loop waits (autodeck recovers it); a run stuck at its stall limit failed; a module never run is idle
       moduleRow('e', { loop: loopRow('/ws/e', { status: 'stalled' }) }), moduleRow('f', { lifecycle: 'planning' }),
       moduleRow('g', { lastRun: { id: 1, outcome: 'stall_limit', endedAt: new Date(NOW).toISOString(), iterations: 3, maxIterations: 5, forced: false } }),
       moduleRow('h', { lastRun: { id: 2, outcome: 'max_iterations', endedAt: new Date(NOW).toISOString(), iterations: 5, maxIterations: 5, forced: false } }),
     ];
     const counts = stateCounts(rows);
-    expect(counts.map((c) => countText(c, false))).toEqual(['✗ 2 failed', '▶ 3 running', '✓ 1 done']);
-    expect(counts.map((c) => countText(c, true)).join(' ')).toBe('✗2 ▶3 ✓1');
-    expect(tmuxSegment(triageOf(rows), true)).toBe('▶3 ✓1 ✗2');
+    expect(counts.map((c) => countText(c, false))).toEqual(['✗ 2 failed', '‖ 1 waiting', '▶ 2 running', '■ 1 stopped', '✓ 1 done', '· 1 idle']);
+    expect(counts.map((c) => countText(c, true)).join(' ')).toBe('✗2 ‖1 ▶2 ■1 ✓1 ·1');
+    expect(counts.reduce((n, c) => n + c.count, 0)).toBe(rows.length);
+    expect(tmuxSegment(rowStates(rows.filter((r) => r.loop)))).toBe('✗1 ‖1 ▶2');
     expect(stateCounts([])).toEqual([]);
   });
 
@@ -128,7 +130,7 @@ describe('row cells', () => {
     expect(c.lastSignal).toBe('2m');
     expect(c.iteration).toBe('4/12');
     expect(c.stalls).toBe('1/3');
-    expect(c.recoveries).toBe('2/3 of 10');
+    expect(c.recoveries).toBe('3/10'); // the loop's recoveries of its limit (the setting): no step count
     expect(c.step).toBe('exec (done) -> check');
     expect(rowCells(moduleRow('m', { loop: { ...loop, timeoutMinutes: 120 } }), NOW, LIMITS).elapsed).toBe('7:00/2h');
   });

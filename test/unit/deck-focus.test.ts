@@ -45,9 +45,9 @@ describe('the history view lines', () => {
       finishedRun('/ws/m', 'complete', 7, 12, { endedAt: ended }),
       finishedRun('/ws/m', 'stall_limit', 3, 5, { endedAt: new Date(NOW - 2 * 3_600_000).toISOString(), recoveries: 10, forced: true }),
     ], NOW);
-    expect(lines[0]).toMatch(/^\s*ENDED\s+OUTCOME\s+ITER\s+ACTIVE\s+SCORE\s+RECOV\s+RESTARTS$/);
+    expect(lines[0]).toMatch(/^\s*ENDED\s+OUTCOME\s+ITER\s+ACTIVE\s+SCORE\s+RECOVERIES\s+RESTARTS$/);
     expect(lines[1]).toMatch(/^\s*3m ago\s+✓ complete\s+7\/20\s+12m\s+\d\.\d\d\s+0\s+0$/);
-    expect(lines[2]).toMatch(/^\s*2h ago\s+! stuck \(forced\)\s+3\/20\s+5m\s+0\.00\s+10\s+0$/);
+    expect(lines[2]).toMatch(/^\s*2h ago\s+✗ stuck \(forced\)\s+3\/20\s+5m\s+0\.00\s+10\s+0$/);
     expect(runLines([], NOW)).toHaveLength(1);
   });
 });

@@ -30,7 +30,7 @@ describe('sameVisibleRows: what a heartbeat may change without a frame', () => {
     ['a new step', { step: 'exec', result: '', next: '' }],
     ['a new status', { status: 'stalled' }],
     ['an iteration', { iteration: 4 }],
-    ['a recovery', { recoveryStep: 1 }],
+    ['a recovery', { recoveryStep: 1, recoveryTotal: 1 }],
     // equal at this instant, apart a second later: the row must not be kept stale
     ['a signal 300 ms apart', { lastSignalAt: new Date(NOW - 4300).toISOString() }],
     ['a quota wait ended', { quotaWaitMs: 200 }],

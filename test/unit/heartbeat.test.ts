@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMPACTION_GRACE_MS, decideBeat, type BeatLimits, type BeatState, type Observation } from '../../src/supervisor/heartbeat.js';
+import { COMPACTION_GRACE_MS, decideBeat, quotaWait, TRANSIENT_FIRST_MS, type BeatLimits, type BeatState, type Observation } from '../../src/supervisor/heartbeat.js';
 import type { Classification } from '../../src/agents/classify.js';
 
 const T0 = Date.parse('2026-11-22T05:00:00Z');
@@ -129,5 +129,55 @@ describe('quota', () => {
     const d = decideBeat(s, { now: T0, hash: 'h', classification: quota('API Error: 429') }, limits);
     expect(d.action).toMatchObject({ type: 'enter_quota' });
     expect(d.state.recoveryTotal).toBe(0);
+  });
+});
+
+describe('transient rate limits and a resume the agent schedules itself', () => {
+  it('a transient limit (no reset) probes after a back-off that doubles, up to quotaProbeMinutes', () => {
+    const transient: Classification = { kind: 'quota', quotaLine: 'API Error: 429 Too Many Requests', quotaTransient: true };
+    let s = decideBeat(fresh(), { now: T0, hash: 'h', classification: transient }, limits).state;
+    expect(s.quota).toMatchObject({ transient: true, nextProbeAt: T0 + TRANSIENT_FIRST_MS });
+    const gaps: number[] = [];
+    let now = T0;
+    for (let i = 0; i < 6; i++) {
+      const before = s.quota!.nextProbeAt;
+      // nothing before the probe is due
+      expect(decideBeat(s, { now: before - 1, hash: 'h', classification: transient }, limits).action).toEqual({ type: 'none' });
+      const d = decideBeat(s, { now: before, hash: 'h', classification: transient }, limits);
+      expect(d.action).toEqual({ type: 'quota_probe' });
+      gaps.push(before - now);
+      now = before;
+      s = d.state;
+    }
+    expect(gaps).toEqual([60_000, 120_000, 240_000, 480_000, 900_000, 900_000]);
+  });
+
+  it('a usage limit without a reset keeps the plain probe period', () => {
+    const d = decideBeat(fresh(), { now: T0, hash: 'h', classification: { kind: 'quota', quotaLine: 'Claude usage limit reached' } }, limits);
+    expect(d.state.quota).toMatchObject({ nextProbeAt: T0 + limits.quotaProbeMs });
+    expect(d.state.quota?.transient).toBeUndefined();
+  });
+
+  it('"Continuing automatically at …": nothing typed at the reset; a probe period later, if still there, the continuation', () => {
+    const self: Classification = { kind: 'quota', quotaLine: 'Usage limit reached · limit resets 6am', quotaReset: 'at 6am', quotaSelfResume: true };
+    const entered = decideBeat(fresh(), { now: T0, wall: T0, hash: 'h', classification: self }, limits);
+    expect(entered.action).toMatchObject({ type: 'enter_quota' });
+    expect((entered.action as { keys?: string[] }).keys).toBeUndefined();
+    const reset = Date.parse('2026-11-22T06:01:00Z');
+    const atReset = decideBeat(entered.state, { now: reset, wall: reset, hash: 'h', classification: self }, limits);
+    expect(atReset.action).toEqual({ type: 'none' });
+    // Claude Code resumed by itself: the message is gone, nothing typed
+    expect(decideBeat(atReset.state, { now: reset + 5000, wall: reset + 5000, hash: 'h2', classification: { kind: 'busy' } }, limits).action)
+      .toMatchObject({ type: 'quota_resume', typeContinuation: false });
+    // it did not: a probe period after the reset, autodeck types the continuation once
+    const late = reset + limits.quotaProbeMs;
+    expect(decideBeat(atReset.state, { now: late, wall: late, hash: 'h', classification: self }, limits).action)
+      .toMatchObject({ type: 'quota_resume', typeContinuation: true });
+  });
+
+  it('a wait begun from the transcript learns from the screen that the agent resumes by itself', () => {
+    const wait = quotaWait(T0, T0, "You've hit your session limit · resets 6am (UTC)", Date.parse('2026-11-22T06:01:00Z'), limits);
+    const d = decideBeat(fresh({ quota: wait }), { now: T0 + 1000, hash: 'h', classification: { kind: 'quota', quotaSelfResume: true } }, limits);
+    expect(d.state.quota?.selfResume).toBe(true);
   });
 });

@@ -63,6 +63,9 @@ describe('stateOfEvent', () => {
     [{ hook_event_name: 'Notification', notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' }, 'waiting'],
     [{ hook_event_name: 'Notification', notification_type: 'elicitation_dialog', message: 'Claude Code needs your input' }, 'waiting'],
     [{ hook_event_name: 'Notification', notification_type: 'idle_prompt', message: 'Claude is waiting for your input' }, 'idle'],
+    // the types added in 2.1.198 (from its changelog; 2.1.332 sent permission_prompt and idle_prompt in the runs here)
+    [{ hook_event_name: 'Notification', notification_type: 'agent_needs_input', message: 'Claude needs your input' }, 'waiting'],
+    [{ hook_event_name: 'Notification', notification_type: 'agent_completed', message: 'Claude finished' }, 'idle'],
     [{ hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash' }, 'waiting'],
     [{ hook_event_name: 'Notification', message: 'Claude is waiting for your input' }, 'idle'],
     [{ hook_event_name: 'Notification', notification_type: 'auth_success', message: 'ok' }, undefined],

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countTriage, needsYou, needsYouLine, tmuxSegment, triage } from '../../src/deck/needsYou.js';
+import { needsYou, needsYouLine } from '../../src/deck/needsYou.js';
+import { countGroups, countText as groupText, stateOf, tmuxSegment } from '../../src/deck/states.js';
 import { countText, stateCounts } from '../../src/deck/header.js';
 import { rowCells, stateCell } from '../../src/deck/cells.js';
 import { quickDbPath } from '../../src/commands/statusDb.js';
@@ -33,19 +34,19 @@ describe('needsYou: derived from the loop row', () => {
   });
 });
 
-describe('triage and the tmux segment', () => {
-  it('counts running / needs you / done / failed', () => {
-    const groups = [
-      triage(loopRow('/a')), triage(loopRow('/b', { status: 'stalled' })), triage(loopRow('/c', { status: 'quota_wait' })),
-      triage(loopRow('/d', { waitingFor: waiting('question', 'q?') })),
-      triage(loopRow('/e', { status: 'failed', stopReason: 'x' })),
-      triage(undefined, 'complete'), triage(undefined, 'stall_limit'), triage(undefined, 'user_stop'), triage(undefined, undefined, 'planning'),
+describe('the state groups and the tmux segment', () => {
+  it('put a waiting loop in needs you whatever its status, and count every module once', () => {
+    const states = [
+      stateOf({ loop: loopRow('/a') }), stateOf({ loop: loopRow('/b', { status: 'stalled' }) }), stateOf({ loop: loopRow('/c', { status: 'quota_wait' }) }),
+      stateOf({ loop: loopRow('/d', { waitingFor: waiting('question', 'q?') }) }),
+      stateOf({ loop: loopRow('/d2', { status: 'quota_wait', waitingFor: waiting('quota', 'resets in 3 days') }) }),
+      stateOf({ loop: loopRow('/e', { status: 'failed', stopReason: 'x' }) }),
+      stateOf({ lastOutcome: 'complete' }), stateOf({ lastOutcome: 'stall_limit' }), stateOf({ lastOutcome: 'user_stop' }), stateOf({ lifecycle: 'planning' }),
     ];
-    const c = countTriage(groups);
-    expect(c).toEqual({ running: 3, needsYou: 1, done: 1, failed: 2 });
-    expect(tmuxSegment(c)).toBe('▶3 ?1 ✗2');
-    expect(tmuxSegment(c, true)).toBe('▶3 ?1 ✓1 ✗2');
-    expect(tmuxSegment({ running: 0, needsYou: 0, done: 4, failed: 0 })).toBe('');
+    expect(countGroups(states).map((c) => groupText(c, false))).toEqual(
+      ['? 2 needs you', '✗ 2 failed', '‖ 2 waiting', '▶ 1 running', '■ 1 stopped', '✓ 1 done', '· 1 idle']);
+    expect(tmuxSegment(states.slice(0, 6))).toBe('?2 ✗1 ‖2 ▶1');
+    expect(tmuxSegment([])).toBe('');
   });
 });
 
@@ -80,6 +81,7 @@ describe('quickDbPath finds the db the settings would', () => {
   it('default, flag, environment, project file, user file', () => {
     const { cwd, env } = project();
     expect(quickDbPath(undefined, env, cwd)).toBe(full(cwd, env));
+    mkdirSync(join(cwd, 'rel')); // a named database's folder must exist
     expect(quickDbPath('rel/x.db', env, cwd)).toBe(full(cwd, env, 'rel/x.db'));
     const withEnv = { ...env, AUTODECK_DB: '~/e.db' };
     expect(quickDbPath(undefined, withEnv, cwd)).toBe(full(cwd, withEnv));

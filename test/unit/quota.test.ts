@@ -263,7 +263,8 @@ describe('quotaFromTranscriptEntry', () => {
 
   it('an API-key 429 without a reset time', () => {
     const entry = { ...base, message: synthetic('API Error: Request rejected (429) · Please try again later.'), isApiErrorMessage: true, apiErrorStatus: 429 };
-    expect(quotaFromTranscriptEntry(entry)).toEqual({ line: 'API Error: Request rejected (429) · Please try again later.' });
+    // no reset and no usage-limit wording: a transient limit (an API key's rate limit)
+    expect(quotaFromTranscriptEntry(entry)).toEqual({ line: 'API Error: Request rejected (429) · Please try again later.', transient: true });
   });
 
   it('the old synthetic epoch message counts too', () => {

@@ -173,6 +173,12 @@ describe('bad values: one line naming the setting and its source', () => {
     [{ notifyUrl: 'file:///etc/passwd' }, 'notifyUrl', '--notify-url: an http or https URL only, not file:'],
     [{ maxTokens: '-5' }, 'maxTokens', '--max-tokens: -5 is out of range (>= 0)'],
     [{ maxCost: 'lots' }, 'maxCostUsd', '--max-cost: "lots" is not a number'],
+    [{ verify: 'x'.repeat(4001) }, 'verify', '--verify: the verify command is longer than 4000 characters'],
+    [{ verifyTimeout: '0' }, 'verifyTimeoutMinutes', '--verify-timeout: 0 is out of range (>0..1440)'],
+    [{ verifyAttempts: '0' }, 'verifyAttempts', '--verify-attempts: 0 is out of range (1..100)'],
+    [{ worktree: 'maybe' }, 'worktree', '--worktree: "maybe" is not true or false'],
+    [{ worktreeBase: '--exec=x' }, 'worktreeBase', '--worktree-base: "--exec=x" is not a branch, tag or commit name'],
+    [{ claudePermissionMode: 'yolo' }, 'claudePermissionMode', '--claude-permission-mode: "yolo" is not one of inherit, manual, auto, acceptEdits, plan, dontAsk, bypassPermissions'],
   ];
 
   it.each(cases)('%j', (flags, setting, line) => {
@@ -335,7 +341,12 @@ describe('paths: roots, db, agentCwd', () => {
     const ws = workspace();
     expect(ws.resolve().value.db).toBe(join(ws.dir, 'state', 'autodeck', 'state.db'));
     expect(ws.resolve({ db: 'x.db' }).value.db).toBe(join(ws.cwd, 'x.db'));
-    expect(workspace({ project: { db: 'var/s.db' } }).resolve().value.db).toMatch(/proj\/var\/s\.db$/);
+    const inFile = workspace({ project: { db: 'var/s.db' } });
+    // its folder must exist: a typo is said, not made
+    expect(lines(inFile.resolve().errors)).toEqual([`autodeck: db in ${inFile.projectFile}: the folder ${join(inFile.project, 'var')} does not exist; create it first, or choose another path`]);
+    mkdirSync(join(inFile.project, 'var'));
+    expect(inFile.resolve().errors).toEqual([]);
+    expect(inFile.resolve().value.db).toMatch(/proj\/var\/s\.db$/);
   });
 
   it('leaves agentCwd undefined unless set', () => {
@@ -464,7 +475,14 @@ describe('command line', () => {
   it('has a flag, env name and help line for every setting', () => {
     const help = settingsHelp();
     for (const row of SETTINGS_TABLE) {
-      expect(flagsOf(['status', row.flag, 'x'])[row.flagKey]).toEqual(row.kind.multiple ? ['x'] : 'x');
+      if (row.kind.boolean) {
+        // a switch takes no value: the word after it stays a word; its --no- form turns it off
+        expect(flagsOf(['status', row.flag])[row.flagKey]).toBe(true);
+        expect(flagsOf(['status', `--no-${row.flag.slice(2)}`])[row.flagKey]).toBe(false);
+        expect(help).toContain(`--no-${row.flag.slice(2)}`);
+      } else {
+        expect(flagsOf(['status', row.flag, 'x'])[row.flagKey]).toEqual(row.kind.multiple ? ['x'] : 'x');
+      }
       expect(row.env).toMatch(/^AUTODECK_[A-Z_]+$/);
       expect(help).toContain(`${row.flag} `);
       expect(help).toContain(row.env);

@@ -31,6 +31,8 @@ describe('parseScenario', () => {
       envFile: 'env.json',
       idle: { atIteration: 2 },
       transcript: true,
+      resumeOnInput: true,
+      heardFile: 'heard.txt',
     }));
     expect(errors).toEqual([]);
     expect(value).toEqual({
@@ -51,6 +53,8 @@ describe('parseScenario', () => {
       envFile: 'env.json',
       idle: { atIteration: 2, times: 1 },
       transcript: true,
+      resumeOnInput: true,
+      heardFile: 'heard.txt',
     });
   });
 
@@ -77,6 +81,7 @@ describe('parseScenario', () => {
     ['{"crash": 3}', /^crash: must be an object/],
     ['{"hang": {"atIteration": 1, "secs": 3}}', /^hang\.secs: is not a known field/],
     ['{"prompt": {"atIteration": 1, "text": "a\\nb"}}', /^prompt\.text: must be one line/],
+    ['{"heardFile": "../x"}', /^heardFile: must be a plain file name/],
     ['{"quota": {"atIteration": 1, "message": ""}}', /^quota\.message: /],
     ['{"flood": {"atIteration": 1, "lines": 0}}', /^flood\.lines: /],
     ['{"invalidSignals": {"atIteration": 1, "kinds": ["bogus"]}}', /^invalidSignals\.kinds\[0\]: "bogus" is not one of/],

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderApp, type Rendered } from '../helpers/renderApp.js';
+import { FakeModel, loopRow, moduleRow } from '../helpers/fakeModel.js';
+import { groupById, STATES, type StateDef } from '../../src/deck/states.js';
+import type { DeckRow } from '../../src/deck/deck.js';
+import type { LoopStatus } from '../../src/store/loops.js';
+import type { Outcome } from '../../src/store/runs.js';
+import type { LifecycleStatus } from '../../src/protocol/modules.js';
+
+// The dashboard drawn with modules in every state: each row's STATE reads as its group's
+// glyph and its own word, and the header's counts add up to the rows.
+
+let app: Rendered | undefined;
+afterEach(() => {
+  app?.unmount();
+  app = undefined;
+});
+
+const plain = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
+const ended = (outcome: string) => ({ id: 1, outcome: outcome as Outcome, endedAt: new Date(Date.now() - 60_000).toISOString(), iterations: 5, maxIterations: 20, forced: false });
+
+/** A module in state `s`, the way the deck would hand it over. */
+function rowIn(s: StateDef, name: string): DeckRow {
+  const dir = `/ws/AiTasks/${name}`;
+  switch (s.source) {
+    case 'derived': return moduleRow(name, { loop: loopRow(dir, { waitingFor: { reason: 'permission', text: 'Bash: rm -rf build', since: '' } }) });
+    case 'loop': return moduleRow(name, { loop: loopRow(dir, { status: s.id as LoopStatus, stopReason: s.id === 'failed' ? 'the agent exited 3 times' : '' }) });
+    case 'outcome': return moduleRow(name, { lastRun: ended(s.id) });
+    case 'lifecycle': return moduleRow(name, { lifecycle: s.id as LifecycleStatus });
+    // (Claude Code's own sessions are rows of their own: test/components/claude-rows.test.tsx)
+    case 'claude': throw new Error('not a module state');
+  }
+}
+
+/** The header's counts: `? 1 needs you  ▶ 3 running` -> [['?', 1, 'needs you'], ['▶', 3, 'running']]. */
+function headerCounts(head: string): [string, number, string][] {
+  const counts = head.split(/ {2}/).slice(1);
+  return counts.map((c) => {
+    const m = /^(\S) (\d+) (.+)$/.exec(c);
+    if (!m) throw new Error(`not a count: ${JSON.stringify(c)} in ${head}`);
+    return [m[1]!, Number(m[2]), m[3]!];
+  });
+}
+
+async function draw(rows: DeckRow[]): Promise<string[]> {
+  app = renderApp({ model: new FakeModel(rows), columns: 160, rows: 2 * rows.length + 16 }); // the detail pane takes about half
+  const last = rows.at(-1)!.name;
+  const frame = await app.waitForFrame((f) => f.includes(last), 'every row');
+  return plain(frame).split('\n');
+}
+
+describe('the state groups on screen', () => {
+  it('every state of the table: its group glyph and word in STATE, and counts that add up to the rows', async () => {
+    const rows = STATES.map((s, i) => rowIn(s, `m${String(i).padStart(2, '0')}-${s.source}`));
+    const lines = await draw(rows);
+    const counts = headerCounts(lines[0]!);
+    expect(counts.reduce((n, [, k]) => n + k, 0)).toBe(rows.length);
+    STATES.forEach((s, i) => {
+      const line = lines.find((l) => l.includes(rows[i]!.name))!;
+      expect(`${line} `, s.word).toContain(` ${groupById(s.group).glyph} ${s.word} `);
+    });
+  });
+
+  it("the demo's states at 41 s: a blocked loop is failed, one at its iteration limit stopped, the counts add up to seven", async () => {
+    const rows = [
+      moduleRow('add-login-page', { loop: loopRow('/ws/AiTasks/add-login-page') }),
+      moduleRow('fix-flaky-tests', { lastRun: ended('complete') }),
+      moduleRow('migrate-database', { loop: loopRow('/ws/AiTasks/migrate-database') }),
+      moduleRow('rewrite-everything', { lastRun: ended('max_iterations') }),
+      moduleRow('upgrade-framework', { lastRun: ended('blocked') }),
+      moduleRow('clean-old-branches', { loop: loopRow('/ws/AiTasks/clean-old-branches', { status: 'stalled' }) }),
+      moduleRow('translate-docs', { loop: loopRow('/ws/AiTasks/translate-docs', { status: 'quota_wait', quotaWaitSince: new Date().toISOString() }) }),
+    ];
+    const lines = await draw(rows);
+    expect(lines[0]).toMatch(/ · 7 modules {2}✗ 1 failed {2}‖ 2 waiting {2}▶ 2 running {2}■ 1 stopped {2}✓ 1 done$/);
+    expect(headerCounts(lines[0]!).reduce((n, [, k]) => n + k, 0)).toBe(7);
+    expect(lines.find((l) => l.includes('rewrite-everything'))).toContain('■ max iter');
+    expect(lines.find((l) => l.includes('upgrade-framework'))).toContain('✗ blocked');
+  });
+});
