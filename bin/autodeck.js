@@ -23,7 +23,8 @@ const { enableCompileCache } = require('node:module');
 const first = process.argv[2];
 if (first === 'hook' && !process.argv.includes('--help') && !process.argv.includes('-h')) {
   // no compile cache: the hook loads little, and on Node 24 the cache made it slower
-  require('../dist/cli/hook.cjs').hookEntry(process.argv.slice(3));
+  if (process.argv[3] === 'permission') require('../dist/cli/permission.cjs').permissionEntry();
+  else require('../dist/cli/hook.cjs').hookEntry(process.argv.slice(3));
 } else {
   // Node >= 22.1 keeps the compiled code of the modules it loads on disk (in the temp
   // folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off); a no-op on Node 20. It must be on

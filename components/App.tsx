@@ -9,9 +9,11 @@ import { Help } from './Help.js';
 import { StartDialog } from './StartDialog.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { DetailPane } from './DetailPane.js';
+import { ClaudeDetail } from './ClaudeDetail.js';
 import { EventLog } from './EventLog.js';
 import { Header } from './Header.js';
 import { RunHistory } from './RunHistory.js';
+import { AnswerDialog, PromptDialog } from './ClaudeDialogs.js';
 import { FilterBar } from './FilterBar.js';
 import { useModel, useVisibleRows } from './hooks/useModel.js';
 import { useWindowSize } from './hooks/useWindowSize.js';
@@ -116,6 +118,10 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
       case 'history':
         open({ kind: 'history', key: row!.key });
         return;
+      case 'answer':
+      case 'prompt':
+        open({ kind: id, key: row!.key });
+        return;
       case 'log':
       case 'help':
       case 'filter':
@@ -188,17 +194,50 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
       main = (
         <ConfirmDialog
           title={`${force ? 'Force stop' : 'Stop'} ${name}?`}
-          lines={force
-            ? ['The agent is killed now, in the middle of its step.']
-            : ['The agent finishes its current step, then stops (a stop file is written).']}
+          lines={model.claude?.entry(overlay.key)
+            ? ['claude stop: the session ends now, in the middle of a turn if it is in one.', 'Its conversation is kept: a prompt or claude attach wakes it.']
+            : force
+              ? ['The agent is killed now, in the middle of its step.']
+              : ['The agent finishes its current step, then stops (a stop file is written).']}
           yesLabel={force ? 'kill it' : 'stop it'}
           onNo={() => dispatch({ type: 'close' })}
           onYes={() => {
-            const r = model.stop(overlay.key, force);
             dispatch({ type: 'close' });
+            // a Claude Code session: claude stop, whose outcome comes a moment later
+            if (model.claude?.entry(overlay.key)) {
+              say(`stopping ${name}`);
+              void model.claude.stop(overlay.key).then((r) => say(r.ok ? `stopped ${name}` : `not stopped: ${r.message}`, r.ok ? 'info' : 'error'));
+              return;
+            }
+            const r = model.stop(overlay.key, force);
             say(r.ok ? (r.message ?? `${force ? 'killing' : 'stopping'} ${name}`) : `not stopped: ${r.message}`, r.ok ? 'info' : 'error');
           }}
         />
+      );
+      break;
+    }
+    case 'answer': {
+      const name = nameOf(overlay.key);
+      const request = model.claude?.entry(overlay.key)?.request;
+      main = request
+        ? (
+            <AnswerDialog name={name} request={request} onCancel={() => dispatch({ type: 'close' })} onAnswer={(input) => {
+              dispatch({ type: 'close' });
+              const r = model.claude!.answer(overlay.key, input);
+              say(r.ok ? `${name}: ${r.message ?? 'answered'}` : `not answered: ${r.message}`, r.ok ? 'info' : 'error');
+            }} />
+          )
+        : <ConfirmDialog title={`${name}: nothing to answer now`} lines={['The request was answered or closed meanwhile.']} yesLabel="close" onYes={() => dispatch({ type: 'close' })} onNo={() => dispatch({ type: 'close' })} />;
+      break;
+    }
+    case 'prompt': {
+      const name = nameOf(overlay.key);
+      main = (
+        <PromptDialog name={name} onCancel={() => dispatch({ type: 'close' })} onSend={(prompt) => {
+          dispatch({ type: 'close' });
+          say(`sending to ${name}…`);
+          void model.claude?.send(overlay.key, prompt).then((r) => say(r.ok ? `${name}: ${r.message ?? 'sent'}` : `not sent: ${r.message}`, r.ok ? 'info' : 'error'));
+        }} />
       );
       break;
     }
@@ -226,7 +265,9 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
             limits={model.settings}
             emptyText={ui.filter ? `no module matches "${ui.filter}"` : 'no task modules under the roots: autodeck new NAME makes one'}
           />
-          {detailHeight > 0 && row ? <DetailPane row={row} height={detailHeight} width={width} /> : null}
+          {detailHeight > 0 && row
+            ? row.claude ? <ClaudeDetail row={{ ...row, claude: row.claude }} height={detailHeight} width={width} /> : <DetailPane row={row} height={detailHeight} width={width} />
+            : null}
         </Box>
       );
   }

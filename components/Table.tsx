@@ -21,7 +21,7 @@ interface TableProps {
   emptyText: string;
 }
 
-const isLive = (r: DeckRow): boolean => r.loop !== undefined && r.loop.status !== 'failed' && r.loop.status !== 'suspended';
+const isLive = (r: DeckRow): boolean => (r.loop !== undefined && r.loop.status !== 'failed' && r.loop.status !== 'suspended') || (r.claude?.view.live ?? false);
 
 /** One line of a column: its text, and a style when it has one. */
 interface Line {

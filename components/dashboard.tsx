@@ -19,6 +19,8 @@ import { keyTrace, keyTraceOn, startupMark } from '../src/trace.js';
 import { FrameWriter, LIVE_TICK_MS, syncOutputWanted, dumpScreen } from '../src/term/frameWriter.js';
 import { everyNthTick, ticksIn } from '../src/supervisor/tick.js';
 import { LiveColumns, LiveColumnsContext } from './hooks/liveColumns.js';
+import { startClaudeService } from '../src/claudeSessions/service.js';
+import { isClaudeKey } from '../src/claudeSessions/rowActions.js';
 
 /**
  * Ink's render throttle: none (0). A key's effect is drawn as soon as React has rendered
@@ -37,6 +39,21 @@ type Next = { kind: 'quit' } | { kind: 'attach'; key: string };
 
 // The bin starts the dashboard's own call through the bundle itself (no ES module loaded).
 export { dashboardEntry } from '../src/entries/dashboard.js';
+
+/** A Claude Code session in this terminal through `claude attach`, until the detach key; what to say after. */
+async function attachClaude(model: DashboardModel, key: string, io: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }, detachByte: string): Promise<UiState['message']> {
+  const taken = model.claude?.attach(key);
+  if (!taken) return { text: 'Claude Code sessions are not watched here', tone: 'error' };
+  if ('ok' in taken) return { text: printable(`not attached: ${taken.message}`), tone: 'error' };
+  try {
+    const how = await attach(taken.session, io, { detachByte });
+    return { text: how === 'exited' ? 'claude attach ended' : `detached from ${printable(taken.session.name)}`, tone: 'info' };
+  } catch (err) {
+    return { text: `attach failed: ${printable((err as Error).message.split('\n')[0]!)}`, tone: 'error' };
+  } finally {
+    taken.release();
+  }
+}
 
 /**
  * The dashboard (`autodeck`, `autodeck demo`): the supervisor in this process, adopting
@@ -58,8 +75,13 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     supervisor.adoptOrphans();
     supervisor.keepAdopting();
     startupMark('dashboard: orphans adopted');
+    const local = new LiveModel(supervisor, store, settings.roots, settings.detachKey);
+    // Claude Code's own sessions beside the loops (nothing runs while Claude Code has none)
+    const claude = startClaudeService({ supervisor, store, settings, takeOrphans: true });
+    cleanup.push(() => claude.close());
+    local.showClaude(claude);
     // other hosts (src/hosts/): their rows beside this machine's, read over ssh
-    model = withHosts(new LiveModel(supervisor, store, settings.roots, settings.detachKey), settings, process.env);
+    model = withHosts(local, settings, process.env);
     startupMark('dashboard: model');
     if (settings.apiPort > 0) {
       // The HTTP stack loads only when the API is wanted (start-up).
@@ -161,6 +183,11 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
         const text = 'error' in remote ? `attach: ${remote.error}` : done.ok ? `detached from ${remote.session} on ${remote.host}` : `attach over ssh failed: ${done.text}`;
         if (!('error' in remote)) stdout.write(ENTER_ALT_SCREEN);
         ui = { ...ui, overlay: { kind: 'none' }, message: { text: printable(text), tone: done.ok ? 'info' : 'error' } };
+        continue;
+      }
+      if (isClaudeKey(next.key)) {
+        ui = { ...ui, overlay: { kind: 'none' }, message: await attachClaude(model, next.key, { input: stdin, output: stdout }, detachByte) };
+        stdout.write(ENTER_ALT_SCREEN);
         continue;
       }
       const taken = model.takeSession(next.key);

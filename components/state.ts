@@ -10,7 +10,10 @@ export type Overlay =
   | { kind: 'help' }
   | { kind: 'log' }
   | { kind: 'history'; key: string }
-  | { kind: 'filter' };
+  | { kind: 'filter' }
+  /** A Claude Code session's open request, and a prompt for its next turn. */
+  | { kind: 'answer'; key: string }
+  | { kind: 'prompt'; key: string };
 
 export interface Message {
   text: string;

@@ -4,6 +4,8 @@
 // The CLI as bundles:
 // - dist/cli/hook.js and dist/cli/status.js: one file each, everything they need inlined, for
 //   the bin's fast paths (Claude Code's Stop hook, `status` in scripts and tmux), and
+//   dist/cli/permission.cjs for `hook permission` (Claude Code's own sessions), apart so
+//   that the hooks run on every turn stay small; and
 //   dist/cli/script-module.cjs, the loader of the dashboard bundle;
 // - dist/cli/cli.js with its chunks: every other command, split at the CLI's dynamic
 //   imports so each command loads only its own code (no command table for the hook, no supervisor,
@@ -77,7 +79,7 @@ const results = await Promise.all([
   // (its start-up alone is ~10 ms on Node 20) and loads the database driver directly.
   build({
     ...common, format: 'cjs', outExtension: { '.js': '.cjs' },
-    entryPoints: { hook: 'dist/src/entries/hook.js', status: 'dist/src/entries/status.js', 'script-module': 'dist/src/startup/scriptModule.js' }, outdir: 'dist/cli',
+    entryPoints: { hook: 'dist/src/entries/hook.js', permission: 'dist/src/entries/permission.js', status: 'dist/src/entries/status.js', 'script-module': 'dist/src/startup/scriptModule.js' }, outdir: 'dist/cli',
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),

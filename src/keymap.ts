@@ -7,7 +7,7 @@ export interface KeyContext {
 }
 
 export type CommandId =
-  | 'up' | 'down' | 'start' | 'stop' | 'forceStop' | 'attach' | 'restart' | 'log' | 'history' | 'filter' | 'detail' | 'help' | 'quit';
+  | 'up' | 'down' | 'start' | 'stop' | 'forceStop' | 'attach' | 'restart' | 'answer' | 'prompt' | 'log' | 'history' | 'filter' | 'detail' | 'help' | 'quit';
 
 export interface Command {
   id: CommandId;
@@ -39,6 +39,13 @@ const attachable = (ctx: KeyContext): string | undefined => {
   if (!running(ctx)) return 'no loop runs there';
   return ctx.row.loop?.backend === 'tmux' ? undefined : `its agent runs in a pseudo-terminal of the autodeck on ${ctx.row.host}: attach there`;
 };
+/** On a Claude Code session's row: why a command that needs a running background session cannot run. */
+function claudeBackground(ctx: KeyContext): string | undefined {
+  const c = ctx.row?.claude;
+  if (!c) return 'not a Claude Code session';
+  if (!c.session.id) return 'an interactive session runs in its own terminal';
+  return c.view.live ? undefined : `it is ${c.view.word}`;
+}
 
 /**
  * THE command table of the dashboard: its footer, its `?` overlay and the
@@ -48,20 +55,33 @@ export const COMMANDS: readonly Command[] = [
   { id: 'up', keys: ['up', 'k'], description: 'Move the selection up', label: 'up', group: 'move' },
   { id: 'down', keys: ['down', 'j'], description: 'Move the selection down', label: 'down', group: 'move' },
   {
-    id: 'start', keys: ['s'], description: 'Start a loop on the selected module (asks for maxIterations and timeout)', label: 'start', group: 'loops',
-    disabled: (ctx) => needsModule(ctx) ?? (running(ctx) ? 'a loop already runs here' : undefined),
+    id: 'start', keys: ['s'], description: 'Start a loop on the selected module (asks for limits); a Claude Code session: adopt it', label: 'start', group: 'loops',
+    disabled: (ctx) => needsModule(ctx) ?? (ctx.row?.claude
+      ? claudeBackground(ctx) ?? (ctx.row.claude.adopted ? 'adopted already' : undefined)
+      : running(ctx) ? 'a loop already runs here' : undefined),
   },
   {
-    id: 'stop', keys: ['x'], description: 'Stop the selected loop after its current step (writes the stop file)', label: 'stop', group: 'loops', dangerous: true,
-    disabled: (ctx) => needsModule(ctx) ?? (running(ctx) ? undefined : 'no loop runs here'),
+    id: 'stop', keys: ['x'], description: 'Stop the selected loop after its current step (stop file); a Claude Code session: claude stop', label: 'stop', group: 'loops', dangerous: true,
+    disabled: (ctx) => needsModule(ctx) ?? (ctx.row?.claude ? claudeBackground(ctx) : running(ctx) ? undefined : 'no loop runs here'),
   },
   {
     id: 'forceStop', keys: ['X'], description: 'Kill the selected loop\'s agent at once (force stop)', label: 'kill', group: 'loops', dangerous: true,
-    disabled: (ctx) => needsModule(ctx) ?? (running(ctx) ? undefined : 'no loop runs here'),
+    disabled: (ctx) => needsModule(ctx) ?? (ctx.row?.claude ? 'a Claude Code session stops with x' : running(ctx) ? undefined : 'no loop runs here'),
   },
   {
-    id: 'attach', keys: ['return'], description: `Attach the terminal to the selected agent; ${DETACH} comes back to the dashboard`, label: 'attach', group: 'loops',
-    disabled: (ctx) => needsModule(ctx) ?? attachable(ctx),
+    id: 'attach', keys: ['return'], description: `Attach to the selected agent or Claude Code session; ${DETACH} comes back to the dashboard`, label: 'attach', group: 'loops',
+    disabled: (ctx) => needsModule(ctx) ?? (ctx.row?.claude ? claudeBackground(ctx) : attachable(ctx)),
+  },
+  {
+    id: 'answer', keys: ['a'], description: 'Answer the selected Claude Code session\'s permission request or question', label: 'answer', group: 'loops',
+    disabled: (ctx) => needsRow(ctx) ?? (!ctx.row?.claude ? 'not a Claude Code session'
+      : ctx.row.claude.request ? undefined
+        : ctx.row.claude.view.phase === 'needs_you' ? 'its dialog is not held by autodeck\'s hook (autodeck init in its project): attach to answer' : 'nothing to answer'),
+  },
+  {
+    id: 'prompt', keys: ['p'], description: 'Send the selected Claude Code session a prompt, under its own id (refused while busy)', label: 'prompt', group: 'loops',
+    disabled: (ctx) => needsRow(ctx) ?? (!ctx.row?.claude ? 'not a Claude Code session' : !ctx.row.claude.session.id ? 'an interactive session runs in its own terminal'
+      : ctx.row.claude.session.status === 'busy' ? 'it is busy with a turn' : ctx.row.claude.session.status === 'waiting' ? 'it waits on a person: answer first' : undefined),
   },
   {
     id: 'restart', keys: ['r'], description: 'Start a failed loop again', label: 'restart', group: 'loops',
@@ -90,6 +110,7 @@ export const DIALOG_KEYS: readonly { keys: string; description: string }[] = [
 /** The marks a row may carry besides its state, for the help overlay and the README. */
 export const ROW_MARKS: readonly { mark: string; description: string }[] = [
   { mark: '↗ name', description: 'a loop another autodeck runs (on a module outside the roots, or its own)' },
+  { mark: '✻ name', description: 'a session Claude Code runs by itself (claude --bg, or in a terminal): attach, answer (a), prompt (p), stop (x), adopt (s)' },
   { mark: 'word?', description: 'a state ending in "?" (running?): the autodeck that ran the loop is gone; the next one to start adopts it' },
 ];
 

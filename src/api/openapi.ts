@@ -4,6 +4,8 @@
  * route and method of ROUTES is here and nothing else is.
  */
 
+import { CLAUDE_PATHS, CLAUDE_SCHEMAS } from './claudeOpenApi.js';
+
 const error = { $ref: '#/components/responses/Error' };
 const sessionId = {
   name: 'id', in: 'path', required: true,
@@ -104,6 +106,8 @@ const DOCUMENT = {
               properties: {
                 loops: { type: 'array', items: { $ref: '#/components/schemas/LoopStatus' } },
                 recent: { type: 'array', items: { type: 'object' } },
+                claudeSessions: { type: 'array', items: { $ref: '#/components/schemas/ClaudeSession' }, description: 'This machine\'s Claude Code sessions (`host` is `local`), when this autodeck watches them' },
+                claudeNote: { type: 'string' },
                 hosts: { type: 'array', items: {
                   type: 'object', required: ['host', 'state'],
                   properties: { host: { type: 'string' }, state: { type: 'string' }, message: { type: 'string' }, version: { type: 'string' } },
@@ -122,6 +126,7 @@ const DOCUMENT = {
         responses: { 200: { description: 'The OpenAPI 3.1 description.', content: { 'application/json': { schema: { type: 'object' } } } }, 401: error },
       },
     },
+    ...CLAUDE_PATHS,
   },
   components: {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -132,6 +137,7 @@ const DOCUMENT = {
       },
     },
     schemas: {
+      ...CLAUDE_SCHEMAS,
       StartRequest: {
         type: 'object',
         required: ['taskDir'],

@@ -15,6 +15,9 @@ import type { EventHub } from './events.js';
 import { openApiDocument } from './openapi.js';
 import { LOCAL, type HostsView } from './hosts.js';
 import { runJson } from '../supervisor/snapshot.js';
+import { CLAUDE_ROUTES } from './claudeRoutes.js';
+import { claudeServiceOf } from '../claudeSessions/service.js';
+import { claudeSessionJson } from '../claudeSessions/json.js';
 
 /** What the routes work with. */
 export interface ApiDeps {
@@ -91,7 +94,10 @@ export function getStatus({ deps }: RequestContext): Reply {
   const recent: Record<string, unknown>[] = [...deps.store.runs.list(RECENT_RUNS).map((r) => ({ ...runJson(r), host: LOCAL })), ...others.flatMap((h) => h.recent.map((r) => ({ ...r, host: h.host })))];
   recent.sort((a, b) => String(b.endedAt ?? '').localeCompare(String(a.endedAt ?? '')));
   const hosts = [{ host: LOCAL, state: 'ok' }, ...others.map(({ loops: _l, recent: _r, ...h }) => h)];
-  return { status: 200, body: { loops, recent, hosts } };
+  // Claude Code's own sessions, as status --json has them: this machine's only
+  const claude = claudeServiceOf(deps.supervisor)?.watch.snapshot();
+  const sessions = claude ? { claudeSessions: claude.entries.map((e) => ({ ...claudeSessionJson(e, deps.now()), host: LOCAL })), ...(claude.note ? { claudeNote: claude.note } : {}) } : {};
+  return { status: 200, body: { loops, recent, ...sessions, hosts } };
 }
 
 /** POST: starts a loop and answers with its status object. */
@@ -199,6 +205,8 @@ export const ROUTES: readonly Route[] = [
   { pattern: /^\/api\/events$/, handlers: { GET: streamEvents } },
   { pattern: /^\/api\/status$/, handlers: { GET: getStatus } },
   { pattern: /^\/api\/openapi\.json$/, handlers: { GET: getOpenApi } },
+  // Claude Code's own sessions
+  ...CLAUDE_ROUTES,
 ];
 
 export type Match = { route: Route; params: string[] } | undefined;

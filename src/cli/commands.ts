@@ -33,8 +33,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'prepare a project for Claude Code loops (hooks, skill, .gitignore)',
     args: NONE,
     about: 'In the project (its git top level, or a folder with a project\'s files), adds the loop\'s transient ' +
-      'files to .gitignore, registers autodeck\'s hooks in .claude/settings.json (they do nothing in sessions ' +
-      'autodeck did not start) and installs the /autodeck-auto skill. The settings file is edited in place, its ' +
+      'files to .gitignore, registers autodeck\'s hooks in .claude/settings.json (the loop hooks do nothing in sessions ' +
+      'autodeck did not start; the permission hook lets autodeck answer their permission requests) and installs the /autodeck-auto skill. The settings file is edited in place, its ' +
       'formatting and comments kept. It prints each change; running it again changes only what is missing or out ' +
       'of date; --undo takes back exactly what it changed. Outside a project it refuses, unless --user.',
     flags: [
@@ -156,7 +156,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     settings: ['db'],
     example: { command: 'autodeck history AiTasks/fix-login', says: 'its runs, and limits for the next' },
-    load: async () => (await import('../commands/history.js')).history,
+    load: async () => (await import('../commands/history.js')).historyCommand,
   },
   {
     name: 'worktrees', group: 'look',
@@ -184,12 +184,26 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: async () => (await import('../commands/lookup.js')).lookup,
   },
   {
+    name: 'adopt', group: 'loops',
+    summary: "govern one of Claude Code's background sessions like a loop",
+    args: { usage: 'ID', min: 1, max: 1 },
+    about: 'ID is the short id claude agents lists (or the full session id). In the foreground, as run: at most ' +
+      'max-iterations turns, the timeout, the budget, the approval policy, and after a usage limit one resume ' +
+      'once the reset has passed. Ctrl-C lets go of the session (it runs on). See docs/claude-sessions.md.',
+    flags: [json('one JSON event per line on stdout (NDJSON)')],
+    settings: ['maxIterations', 'timeoutMinutes', 'maxTokens', 'maxCostUsd', 'quotaProbeMinutes'],
+    example: { command: 'autodeck adopt 84ac2ba2 --max-iterations 5', says: 'at most 5 more turns' },
+    exits: '0 Claude Code says the session is done, 1 it ended another way, 2 usage error, 3 adopted already, 130 let go',
+    load: async () => (await import('../commands/adopt.js')).adopt,
+  },
+  {
     name: 'hook', group: 'agents',
     summary: "Claude Code's hooks (autodeck init registers them)",
-    args: { usage: 'stop|state', min: 1, max: 1 },
+    args: { usage: 'stop|state|permission', min: 1, max: 1 },
     about: 'Claude Code runs these with an event on stdin: stop answers a Stop event (go on, or let the ' +
-      'session end), state records what the agent is doing. They do nothing outside a session autodeck ' +
-      'started, and never fail the agent.',
+      'session end), state records what the agent is doing; they do nothing outside a session autodeck ' +
+      'started. permission holds a permission request or question of a session autodeck did not start ' +
+      'until the approval policy or a person answers it through autodeck. None fails the agent.',
     flags: [
       { name: 'injected', type: 'boolean', description: 'the copy autodeck gives a session it starts' },
     ],

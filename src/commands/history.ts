@@ -115,7 +115,13 @@ function table(runs: RunRow[], withModule: boolean): string[] {
  * `autodeck history [TASK_DIR] [--last N] [--json]`: finished runs, newest first, with
  * outcome, iterations, times and score; for one module also the limits to use next time.
  */
-export function history(ctx: CommandContext): number {
+export async function historyCommand(ctx: CommandContext): Promise<number> {
+  // Claude Code's own background sessions that ended (asked only when Claude Code has session files)
+  const claude = ctx.args.length === 0 ? await (await import('../claudeSessions/history.js')).endedClaudeSessions(Store.open(ctx.settings.db), ctx.settings.agent) : undefined;
+  return history(ctx, claude);
+}
+
+export function history(ctx: CommandContext, claude?: { sessions: unknown[]; lines: string[] }): number {
   const last = ctx.flags.last === undefined ? HISTORY_RUNS : Number(ctx.flags.last);
   if (!Number.isInteger(last) || last < 1) throw new CliError(`autodeck: --last: ${String(ctx.flags.last)} is not a whole number >= 1`);
   const taskDir = ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'history') : undefined;
@@ -128,7 +134,10 @@ export function history(ctx: CommandContext): number {
     const its = (run: RunRow) => store.iterations.list(run.taskDir, run.startedAt).map(iterationJson);
     if (ctx.flags.json === true) {
       const verifies = (run: RunRow) => store.verifies.list(run.taskDir, run.startedAt).map(verifyJson);
-      line(ctx.stdout, JSON.stringify({ runs: runs.map((r) => ({ ...historyRunJson(r), verifies: verifies(r), ...(perIteration ? { perIteration: its(r) } : {}) })), suggestion }, null, 2));
+      line(ctx.stdout, JSON.stringify({
+        runs: runs.map((r) => ({ ...historyRunJson(r), verifies: verifies(r), ...(perIteration ? { perIteration: its(r) } : {}) })), suggestion,
+        ...(claude ? { claudeSessions: claude.sessions } : {}),
+      }, null, 2));
       return 0;
     }
     if (runs.length === 0) {
@@ -155,6 +164,7 @@ export function history(ctx: CommandContext): number {
       line(ctx.stdout, '');
       line(ctx.stdout, printable(suggestionLine(suggestion)));
     }
+    for (const l of claude?.lines ?? []) line(ctx.stdout, l);
     return 0;
   } finally {
     store.close();

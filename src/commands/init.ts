@@ -4,7 +4,8 @@ import { recordTrustedProject } from '../agents/trustedProjects.js';
 import { writeFileAtomic } from '../protocol/atomic.js';
 import { STATE_EVENTS } from '../hooks/state.js';
 import { commandHooks } from '../hooks/claudeHooks.js';
-import { hookCommands, type HookCommands } from '../hooks/commands.js';
+import { hookCommands, permissionHookCommand, type HookCommands } from '../hooks/commands.js';
+import { PERMISSION_HOOK_TIMEOUT_S } from '../claudeSessions/hookTimeout.js';
 import { classifyInstalledSkill, SKILL_NAME, SKILL_VERSION, skillFile } from '../skill/autodeckAuto.js';
 import { appendAt, jsonText, readJsonc, replaceAt } from '../init/jsonEdit.js';
 import { initTarget, type InitTarget } from '../init/where.js';
@@ -43,7 +44,7 @@ export async function init(ctx: CommandContext): Promise<number> {
     return EXIT.usage;
   }
   const settings = (read as { value: Record<string, unknown> }).value;
-  const hooks = mergeHooks(settings, hookCommands(process.env));
+  const hooks = mergeHooks(settings, { ...hookCommands(process.env), permission: permissionHookCommand(process.env) });
   if (hooks.error) {
     line(ctx.stderr, `autodeck init: ${shown(target.settingsPath)}: ${hooks.error}; fix it by hand and run init again (nothing was changed)`);
     return EXIT.usage;
@@ -63,7 +64,7 @@ export async function init(ctx: CommandContext): Promise<number> {
     let text = settingsText ?? '';
     for (const e of hooks.edits) {
       text = e.at === undefined
-        ? appendAt(jsonText(text), ['hooks', e.event], { hooks: [{ type: 'command', command: e.command }] })
+        ? appendAt(jsonText(text), ['hooks', e.event], { hooks: [{ type: 'command', command: e.command, ...(e.timeout !== undefined ? { timeout: e.timeout } : {}) }] })
         : replaceAt(text, ['hooks', e.event, e.at[0], 'hooks', e.at[1], 'command'], e.command);
     }
     writeKeeping(target.settingsPath, settingsText === undefined ? `${text}\n` : text, dirs);
@@ -155,6 +156,8 @@ export interface HookEdit {
   /** [group, hook] of the autodeck hook whose command is replaced; undefined: a new entry. */
   at?: [number, number] | undefined;
   previous?: string | undefined;
+  /** Seconds Claude Code gives the hook (the permission hook waits for a person); Claude Code's default when unset. */
+  timeout?: number | undefined;
 }
 
 export interface HookMerge {
@@ -181,13 +184,16 @@ export function mergeHooks(settings: Record<string, unknown>, commands: HookComm
     return { settings, changes: [], edits: [], error: '"hooks" is not an object' };
   }
   const hooks = hooksValue as Record<string, unknown>;
-  const wanted: [string, 'stop' | 'state'][] = [['Stop', 'stop'], ...STATE_EVENTS.map((e): [string, 'state'] => [e, 'state'])];
+  const wanted: [string, HookKind][] = [['Stop', 'stop'], ...STATE_EVENTS.map((e): [string, 'state'] => [e, 'state'])];
+  // Claude Code's own sessions: their permission requests, held open until a person answers (long timeout)
+  if (commands.permission) wanted.push(['PermissionRequest', 'permission']);
   const changes: string[] = [];
   const edits: HookEdit[] = [];
   for (const [event, kind] of wanted) {
     const list = hooks[event] ?? [];
     if (!Array.isArray(list)) return { settings, changes: [], edits: [], error: `"hooks.${event}" is not an array` };
-    const command = commands[kind];
+    const command = commands[kind]!;
+    const timeout = kind === 'permission' ? PERMISSION_HOOK_TIMEOUT_S : undefined;
     const at = locateHook(list, (c) => isAutodeckHook(c, kind));
     const found = at && commandHooks([list[at[0]]])[at[1]];
     if (found && found.command === command) continue;
@@ -196,8 +202,8 @@ export function mergeHooks(settings: Record<string, unknown>, commands: HookComm
       found.command = command;
       changes.push(`updated the ${event} hook: ${command}`);
     } else {
-      list.push({ hooks: [{ type: 'command', command }] });
-      edits.push({ event, command });
+      list.push({ hooks: [{ type: 'command', command, ...(timeout !== undefined ? { timeout } : {}) }] });
+      edits.push({ event, command, ...(timeout !== undefined ? { timeout } : {}) });
       changes.push(`added the ${event} hook: ${command}`);
     }
     hooks[event] = list;
@@ -216,7 +222,9 @@ export function locateHook(list: readonly unknown[], match: (command: string) =>
 }
 
 /** An `autodeck hook <kind>` command however it is spelled: `autodeck`, a path to it, or `node …/autodeck.js`. */
-export function isAutodeckHook(command: string, kind: 'stop' | 'state'): boolean {
+type HookKind = 'stop' | 'state' | 'permission';
+
+export function isAutodeckHook(command: string, kind: HookKind): boolean {
   return new RegExp(`(^|[\\s'"/\\\\])autodeck(\\.js)?['"]?\\s+hook\\s+${kind}(\\s|$|;|&|\\|)`).test(command);
 }
 

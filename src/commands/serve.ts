@@ -71,10 +71,13 @@ export async function startApiForSupervisor(opts: {
 export async function serve(ctx: CommandContext): Promise<number> {
   if (ctx.args.length > 0) throw new CliError('autodeck serve: takes no task folders; start loops through the API (POST /api/sessions/auto/task-auto)');
   const { store, supervisor, notifier } = openSupervisor(ctx);
+  // Claude Code's own sessions beside the loops (the API's /api/claude-sessions)
+  const claude = (await import('../claudeSessions/service.js')).startClaudeService({ supervisor, store, settings: ctx.settings, takeOrphans: true });
 
   let api: SupervisorApi | undefined;
   const shutdown = async (): Promise<void> => {
     await api?.close();
+    claude.close();
     await notifier.drain(3_000);
     const left = supervisor.suspendAll();
     if (left > 0) line(ctx.stderr, `autodeck serve: left ${left} loop${left === 1 ? '' : 's'} for the next launch`);

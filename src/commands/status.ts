@@ -39,8 +39,13 @@ export async function status(ctx: CommandContext): Promise<number> {
     const recent: Record<string, unknown>[] = store.runs.list(RECENT_RUNS).map((run) => ({
       ...runJson(run), group: stateOf({ lastOutcome: run.outcome }).group, ...its(run.taskDir, run.startedAt),
     }));
+    // Claude Code's own sessions: asked only when Claude Code has session files, and not
+    // for a dashboard reading this host (Claude Code's sessions of other hosts are not shown)
+    const claude = poll ? { sessions: [], note: '', lines: [] } : await (await import('../claudeSessions/status.js')).claudeStatus(store, ctx.settings.agent, now);
     if (format === 'json') {
-      const extra = poll ? (await import('./statusPoll.js')).hostPollJson(store, { eventsSince, modules: ctx.flags.modules === true, roots: ctx.settings.roots, env: process.env }) : {};
+      const extra = poll
+        ? (await import('./statusPoll.js')).hostPollJson(store, { eventsSince, modules: ctx.flags.modules === true, roots: ctx.settings.roots, env: process.env })
+        : { claudeSessions: claude.sessions, ...(claude.note ? { claudeNote: claude.note } : {}) };
       line(ctx.stdout, JSON.stringify({ loops, recent, ...extra }, null, poll ? undefined : 2));
       return 0;
     }
@@ -64,6 +69,7 @@ export async function status(ctx: CommandContext): Promise<number> {
       }
       if (l.worktree) line(ctx.stdout, printable(`  worktree ${l.worktree.branch} at ${l.worktree.path}`));
     }
+    for (const text of claude.lines) line(ctx.stdout, text);
     if (recent.length > 0) {
       line(ctx.stdout, '');
       line(ctx.stdout, 'Recent runs:');

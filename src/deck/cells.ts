@@ -4,6 +4,7 @@ import { printable } from '../format/event.js';
 import type { DeckRow } from './deck.js';
 import { ctxCellText, spendCellText } from '../spend/text.js';
 import { needsYou, needsYouLine } from './needsYou.js';
+import { claudeCells, claudeState, claudeStateCell } from '../claudeSessions/cells.js';
 import { groupById, stateOf, type StateDef, type Tone } from './states.js';
 
 /** The HOST column's word for this machine. */
@@ -26,8 +27,9 @@ export function cellOf(s: StateDef): StateCell {
   return { glyph: g.glyph, word: s.word, tone: s.tone ?? g.tone, ...(s.loud ? { loud: true } : {}) };
 }
 
-/** A row's state (src/deck/states.ts): a host's own row, a stale loop, or a module's. */
+/** A row's state (src/deck/states.ts): a Claude Code session's, a host's own row, a stale loop, or a module's. */
 export function rowState(row: DeckRow): StateDef {
+  if (row.claude) return claudeState(row.claude);
   return stateOf({
     loop: row.loop, lastOutcome: row.lastRun?.outcome, lifecycle: row.lifecycle,
     hostIssue: row.hostIssue?.kind, stale: row.staleFor !== undefined,
@@ -40,6 +42,7 @@ export function rowState(row: DeckRow): StateDef {
  * module's last run (what a person wants to know after a loop ended), else its own status.
  */
 export function stateCell(row: DeckRow): StateCell {
+  if (row.claude) return claudeStateCell(row.claude);
   const state = rowState(row);
   const cell = cellOf(state);
   // a loop last seen on a host that does not answer: how long ago, after the word
@@ -236,6 +239,8 @@ export const TIMED_CELLS: ReadonlySet<string> = new Set(['elapsed', 'lastSignal'
  * printable: a module name cannot drive the terminal.
  */
 export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
+  // Claude Code's sessions are this machine's (another host's are not read)
+  if (row.claude) return { ...claudeCells(row.claude, row.name, now, process.env.HOME), host: LOCAL_HOST_CELL };
   let t = timelessByRow.get(row);
   if (t?.limits !== limits) {
     t = timelessCells(row, limits);

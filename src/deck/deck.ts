@@ -7,6 +7,7 @@ import type { Supervisor } from '../supervisor/supervisor.js';
 import { ownerAlive } from '../supervisor/owner.js';
 import { everyNthTick, ticksIn } from '../supervisor/tick.js';
 import type { HostIssue } from '../hosts/issue.js';
+import type { ClaudeEntry, ClaudeWatch } from '../claudeSessions/watch.js';
 
 /**
  * One row of the dashboard: a task module under the roots, or a loop running elsewhere
@@ -34,6 +35,8 @@ export interface DeckRow {
   hostIssue?: HostIssue | undefined;
   /** A loop as last seen on a host that no longer answers: how long ago (`3m`). */
   staleFor?: string | undefined;
+  /** A Claude Code session of its own (not a loop of autodeck's): its key starts with `claude:`. */
+  claude?: ClaudeEntry | undefined;
 }
 
 export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs' | 'tokens' | 'costUsd' | 'worktreeBranch' | 'worktreeState'>>;
@@ -79,7 +82,7 @@ function sameLoop(a: LoopRow | undefined, b: LoopRow | undefined): boolean {
 /** Every field but the loop alike. */
 function sameRowBesidesLoop(a: DeckRow, b: DeckRow): boolean {
   return a.key === b.key && a.name === b.name && a.lifecycle === b.lifecycle && a.here === b.here
-    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && a.quotaUntil === b.quotaUntil;
+    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && a.quotaUntil === b.quotaUntil && a.claude === b.claude;
 }
 
 /**
@@ -107,6 +110,8 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
   /** Per module folder, its lifecycle status and the identity of the files it was read from. */
   private lifecycles = new Map<string, KnownLifecycle>();
   private readonly stopTicks: () => void;
+  /** Claude Code's own sessions, shown after the modules and loops. */
+  private claude: ClaudeWatch | undefined;
   private readonly onSupervisorChange = (): void => this.rebuild();
   // A run of this process shows its outcome at once, not at the next poll.
   private readonly onEnded = (r: RunRow): void => {
@@ -128,6 +133,13 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
   }
 
   getSnapshot = (): DeckSnapshot => this.snapshot;
+
+  /** Shows Claude Code's own sessions too, as they change. */
+  showClaude(watch: ClaudeWatch): void {
+    this.claude = watch;
+    watch.on('change', this.onSupervisorChange);
+    this.rebuild();
+  }
 
   subscribe = (listener: () => void): (() => void) => {
     this.on('change', listener);
@@ -220,6 +232,11 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
       const isMine = own.has(loop.taskDir);
       rows.push({ key: loop.taskDir, name: loop.taskName, lifecycle: 'unknown', loop, here: isMine, ownerAlive: isMine || ownerAlive(loop, here) });
     }
+    // Claude Code's own sessions, but not those that are a loop's agent (that loop's row shows it)
+    for (const e of this.claude?.snapshot().entries ?? []) {
+      if (e.loop) continue;
+      rows.push({ key: `claude:${e.session.key}`, name: e.session.name || e.session.id || e.session.key, lifecycle: 'unknown', here: true, ownerAlive: true, claude: e });
+    }
     const previous = new Map(this.snapshot.rows.map((r) => [r.key, r]));
     const stable = rows.map((r) => {
       const old = previous.get(r.key);
@@ -260,6 +277,7 @@ export class Deck extends EventEmitter<{ change: []; written: [] }> {
 
   close(): void {
     this.stopTicks();
+    this.claude?.off('change', this.onSupervisorChange);
     this.supervisor.off('change', this.onSupervisorChange);
     this.supervisor.off('ended', this.onEnded);
   }

@@ -81,7 +81,10 @@ function hostParts(hosts: readonly HostCount[], compact: boolean): HostPart[] {
  */
 export function headerOf(title: string, host: string, states: readonly StateDef[], compact: boolean, hosts: readonly HostCount[] = []): HeaderParts {
   const counts = countGroups(states).map((c) => ({ text: countText(c, compact), count: c }));
-  const modules = `${states.length} module${states.length === 1 ? '' : 's'}`;
+  // Claude Code's own sessions are rows too, counted apart from the modules
+  const claude = states.filter((s) => s.source === 'claude').length;
+  const n = states.length - claude;
+  const modules = `${n} module${n === 1 ? '' : 's'}${claude > 0 ? ` · ${claude} Claude Code session${claude === 1 ? '' : 's'}` : ''}`;
   const perHost = hostParts(hosts, compact);
   return compact
     ? { title, counts, hosts: perHost, tail: ` · ${host}` }

@@ -11,6 +11,8 @@ import type { LoopEvent } from '../store/events.js';
 import type { RunRow } from '../store/runs.js';
 import type { Session } from '../sessions/session.js';
 import { isBusyError } from '../store/db.js';
+import type { ClaudeService } from '../claudeSessions/service.js';
+import { claudeRowActions, isClaudeKey, type ClaudeRowActions } from '../claudeSessions/rowActions.js';
 
 /** What the dashboard needs from the settings. */
 export interface ModelSettings {
@@ -75,6 +77,8 @@ export interface DashboardModel {
   /** For a loop on another host: how to attach to it; undefined for a row of this machine. */
   remoteAttach?(key: string): RemoteAttach | undefined;
   subscribeNotices?(listener: (n: Notice) => void): () => void;
+  /** Claude Code's own sessions (rows keyed `claude:…`): what can be done to them; absent when not watched. */
+  readonly claude?: ClaudeRowActions | undefined;
 }
 
 /**
@@ -108,6 +112,7 @@ export class LiveModel implements DashboardModel {
   private lastShownAt = 0;
   private rowsChanged = false;
   private eventsChanged = false;
+  claude: ClaudeRowActions | undefined;
 
   constructor(private readonly supervisor: Supervisor, private readonly store: Store, roots: readonly string[], detachKey = 'ctrl-q') {
     const s = supervisor.settings;
@@ -193,7 +198,15 @@ export class LiveModel implements DashboardModel {
     }
   }
 
+  /** Shows Claude Code's own sessions in the table, and acts on them. */
+  showClaude(service: ClaudeService): void {
+    this.claude = claudeRowActions(service);
+    this.deck.showClaude(service.watch);
+  }
+
   start(key: string, limits: Partial<Limits>, opts: { worktree?: boolean } = {}): ActionResult {
+    // on a Claude Code session's row: adopt it as a loop with these limits
+    if (isClaudeKey(key)) return this.claude ? this.claude.adopt(key, limits) : { ok: false, message: 'Claude Code sessions are not watched here' };
     try {
       this.supervisor.start(key, { ...limits, ...opts });
       this.deck.poll();

@@ -41,9 +41,10 @@ export const STATE_GROUPS: readonly StateGroup[] = [
 
 /**
  * Where a state comes from: a live loop's status, a finished run's outcome, a module's own
- * status, derived, or a host's own row (why another host cannot be read; it is no module).
+ * status, derived, a host's own row (why another host cannot be read; it is no module), or
+ * one of Claude Code's own sessions.
  */
-export type StateSource = 'loop' | 'outcome' | 'lifecycle' | 'derived' | 'host';
+export type StateSource = 'loop' | 'outcome' | 'lifecycle' | 'derived' | 'host' | 'claude';
 
 export interface StateDef {
   source: StateSource;
@@ -97,7 +98,23 @@ export const STATES: readonly StateDef[] = [
   { source: 'host', id: 'empty', word: 'no loops', group: 'idle', meaning: 'a host with no loop and no task module to show' },
 ];
 
-const BY_KEY = new Map(STATES.map((s) => [`${s.source}:${s.id}`, s]));
+/**
+ * Claude Code's own sessions (rows marked ✻, docs/claude-sessions.md), in the same groups so
+ * the header's counts add up to the rows. A usage limit needs a person (Claude Code does not
+ * resume by itself) unless autodeck governs the session (adopted), which resumes it after the reset.
+ */
+export const CLAUDE_STATES: readonly StateDef[] = [
+  { source: 'claude', id: 'needs_you', word: 'needs you', group: 'needs_you', loud: true, meaning: 'a permission request or a question: answer it (a)' },
+  { source: 'claude', id: 'limit', word: 'limit', group: 'needs_you', loud: true, meaning: 'a usage limit: Claude Code does not go on by itself; adopt it (s) or send it on after the reset' },
+  { source: 'claude', id: 'limit_adopted', word: 'quota', group: 'waiting', loud: true, meaning: 'a usage limit: autodeck resumes it once after the reset' },
+  { source: 'claude', id: 'working', word: 'working', group: 'running', meaning: 'a turn is running' },
+  { source: 'claude', id: 'idle', word: 'idle', group: 'idle', meaning: 'between turns: send it a prompt (p)' },
+  { source: 'claude', id: 'done', word: 'done', group: 'done', meaning: 'Claude Code says its task is done' },
+  { source: 'claude', id: 'failed', word: 'failed', group: 'failed', loud: true, meaning: 'Claude Code says it failed' },
+  { source: 'claude', id: 'stopped', word: 'stopped', group: 'stopped', meaning: 'ended (claude stop), still listed by Claude Code' },
+];
+
+const BY_KEY = new Map([...STATES, ...CLAUDE_STATES].map((s) => [`${s.source}:${s.id}`, s]));
 const GROUP_BY_ID = new Map(STATE_GROUPS.map((g) => [g.id, g]));
 
 export function groupById(id: GroupId): StateGroup {
@@ -105,7 +122,7 @@ export function groupById(id: GroupId): StateGroup {
 }
 
 /** A value this autodeck does not know (a newer one wrote it): its word as it is, in the group such values belong to. */
-const UNKNOWN_GROUP: Record<StateSource, GroupId> = { loop: 'running', outcome: 'stopped', lifecycle: 'idle', derived: 'idle', host: 'failed' };
+const UNKNOWN_GROUP: Record<StateSource, GroupId> = { loop: 'running', outcome: 'stopped', lifecycle: 'idle', derived: 'idle', host: 'failed', claude: 'idle' };
 
 export function stateDef(source: StateSource, id: string): StateDef {
   return BY_KEY.get(`${source}:${id}`) ?? { source, id, word: id, group: UNKNOWN_GROUP[source], tone: 'muted', meaning: 'a state this autodeck does not know' };

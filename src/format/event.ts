@@ -88,6 +88,8 @@ export function describeEvent(e: LoopEvent): string {
       if (d.action === 'removed') return `worktree removed (${d.why}): ${d.path}; branch ${d.branch} kept`;
       return `worktree kept (${d.state}): ${d.branch} at ${d.path}`;
     case 'ended':
+      // a Claude Code session that was not adopted: no iterations of autodeck's to count
+      if (d.iterations === undefined) return `ended: ${d.outcome}`;
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:
       return Object.keys(d).length ? JSON.stringify(boundedCopy(d)) : '';

@@ -6,6 +6,8 @@ import { which } from '../lazy.js';
 export interface HookCommands {
   stop: string;
   state: string;
+  /** The PermissionRequest hook for Claude Code's own sessions (src/claudeSessions/); init registers it when set. */
+  permission?: string;
 }
 
 /**
@@ -20,6 +22,17 @@ export function hookCommands(env: NodeJS.ProcessEnv = process.env, bin: string =
   const program = onPath(env, bin) ? 'autodeck' : `${shellQuote(node)} ${shellQuote(bin)}`;
   const guarded = (kind: string) => `test -z "$AUTODECK_SESSION" || ${program} hook ${kind}`;
   return { stop: guarded('stop'), state: guarded('state') };
+}
+
+/**
+ * `autodeck hook permission`: the opposite guard, since it serves the sessions autodeck did
+ * NOT start (Claude Code's background sessions, a person's own): it stands aside in a loop's
+ * session, and where autodeck is not installed (a teammate's checkout) it does nothing.
+ */
+export function permissionHookCommand(env: NodeJS.ProcessEnv = process.env, bin: string = ownBin(), node: string = process.execPath): string {
+  const present = onPath(env, bin) ? '! command -v autodeck >/dev/null 2>&1' : `test ! -f ${shellQuote(bin)}`;
+  const program = onPath(env, bin) ? 'autodeck' : `${shellQuote(node)} ${shellQuote(bin)}`;
+  return `test -n "$AUTODECK_SESSION" || ${present} || ${program} hook permission`;
 }
 
 /**

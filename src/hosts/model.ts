@@ -16,6 +16,7 @@ import type { HostEntry } from './spec.js';
 import { remoteCommand, terminalArgv, type SshConfig } from './ssh.js';
 import { attachWords, historyWords, parseHistory, startWords, stopWords } from './actions.js';
 import type { HostStatus, HostsView } from '../api/hosts.js';
+import type { ClaudeRowActions } from '../claudeSessions/rowActions.js';
 
 /** An action on another host (start, stop, history): the connection and the remote start included. */
 export const ACTION_DEADLINE_MS = 30_000;
@@ -288,6 +289,11 @@ export class HostsModel implements DashboardModel, HostsView {
 
   runningHere(): { pty: number; tmux: number } {
     return this.local.runningHere();
+  }
+
+  /** Claude Code's own sessions are this machine's rows: their actions are the local model's. */
+  get claude(): ClaudeRowActions | undefined {
+    return this.local.claude;
   }
 
   close(): void {

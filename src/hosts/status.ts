@@ -23,7 +23,7 @@ export interface HostStatusJson {
 export async function statusOfHosts(ctx: CommandContext): Promise<number> {
   const format = ctx.flags.format === undefined ? (ctx.flags.json === true ? 'json' : 'text') : String(ctx.flags.format);
   if (format !== 'json' && format !== 'text') throw new CliError(`autodeck: status --host gives --json or text, not --format ${JSON.stringify(format)}`, EXIT.usage);
-  const local = ctx.settings.local ? await localStatus(ctx) : { loops: [], recent: [] };
+  const local: LocalStatus = ctx.settings.local ? await localStatus(ctx) : { loops: [], recent: [] };
   const ssh = sshConfigOf(ctx.settings, process.env);
   const snapshots = await Promise.all(ctx.settings.hosts.map((entry) => readOnce(new HostPoller(entry, { ssh, baseMs: 60_000, localVersion: ownVersion() }))));
   const tag = (host: string) => (o: Record<string, unknown>): Record<string, unknown> => ({ ...o, host });
@@ -41,7 +41,9 @@ export async function statusOfHosts(ctx: CommandContext): Promise<number> {
   }
   recent.sort((a, b) => String(b.endedAt ?? '').localeCompare(String(a.endedAt ?? '')));
   if (format === 'json') {
-    line(ctx.stdout, JSON.stringify({ loops, recent, hosts }, null, 2));
+    // Claude Code's own sessions: this machine's only (another host's are not read)
+    const claude = local.claudeSessions ? { claudeSessions: local.claudeSessions.map(tag(LOCAL_HOST)), ...(local.claudeNote ? { claudeNote: local.claudeNote } : {}) } : {};
+    line(ctx.stdout, JSON.stringify({ loops, recent, ...claude, hosts }, null, 2));
     return EXIT.ok;
   }
   const { printable, duration } = await import('../format/event.js');
@@ -60,8 +62,15 @@ export async function statusOfHosts(ctx: CommandContext): Promise<number> {
   return EXIT.ok;
 }
 
+interface LocalStatus {
+  loops: Record<string, unknown>[];
+  recent: Record<string, unknown>[];
+  claudeSessions?: Record<string, unknown>[];
+  claudeNote?: string;
+}
+
 /** This machine's `status --json`, as the status command makes it. */
-async function localStatus(ctx: CommandContext): Promise<{ loops: Record<string, unknown>[]; recent: Record<string, unknown>[] }> {
+async function localStatus(ctx: CommandContext): Promise<LocalStatus> {
   let text = '';
   const stdout = new Writable({
     write(chunk: Buffer | string, _e, done) {
@@ -72,7 +81,7 @@ async function localStatus(ctx: CommandContext): Promise<{ loops: Record<string,
   const { status } = await import('../commands/status.js');
   const flags = { ...ctx.flags, json: true, format: undefined, host: undefined, local: undefined, eventsSince: undefined, modules: undefined };
   await status({ ...ctx, flags, stdout });
-  return JSON.parse(text) as { loops: Record<string, unknown>[]; recent: Record<string, unknown>[] };
+  return JSON.parse(text) as LocalStatus;
 }
 
 /** One look at a host: its first answer, or why there is none. */

@@ -167,4 +167,55 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX verifies_loop ON verifies (task_dir, loop_started_at, id);
   `,
+  // 9: Claude Code's own sessions (src/claudeSessions/). claude_requests: a permission
+  // request or question autodeck's PermissionRequest hook holds open until a rule or a person
+  // answers it (answer: the hook's decision as JSON; '' while open). claude_seen: the last
+  // state each session was seen in, so that only one autodeck records a change. claude_adopted:
+  // a background session governed like a loop (limits, quota wait, owner lease).
+  `
+  CREATE TABLE claude_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    job_id TEXT DEFAULT '',
+    kind TEXT NOT NULL,
+    tool TEXT DEFAULT '',
+    request TEXT DEFAULT '{}',
+    text TEXT DEFAULT '',
+    asked_at TEXT NOT NULL,
+    hook_pid INTEGER,
+    answer TEXT DEFAULT '',
+    answered_by TEXT DEFAULT '',
+    answered_at TEXT,
+    closed_at TEXT,
+    closed_how TEXT DEFAULT ''
+  );
+  CREATE INDEX claude_requests_open ON claude_requests (closed_at, session_id);
+  CREATE TABLE claude_seen (
+    session_id TEXT PRIMARY KEY,
+    phase_key TEXT NOT NULL,
+    at TEXT NOT NULL
+  );
+  CREATE TABLE claude_adopted (
+    session_id TEXT PRIMARY KEY,
+    short_id TEXT NOT NULL,
+    name TEXT DEFAULT '',
+    cwd TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'running',
+    max_iterations INTEGER NOT NULL,
+    timeout_minutes REAL NOT NULL,
+    settings_json TEXT DEFAULT '{}',
+    turns INTEGER DEFAULT 0,
+    started_at TEXT NOT NULL,
+    quota_wait_since TEXT DEFAULT '',
+    quota_wait_ms INTEGER DEFAULT 0,
+    quota_reset_at TEXT DEFAULT '',
+    quota_resumes INTEGER DEFAULT 0,
+    tokens INTEGER,
+    cost_usd REAL,
+    stop_reason TEXT DEFAULT '',
+    owner_pid INTEGER,
+    owner_host TEXT,
+    owner_heartbeat_at TEXT
+  );
+  `,
 ];

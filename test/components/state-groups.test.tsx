@@ -32,6 +32,8 @@ function rowIn(s: StateDef, name: string): DeckRow {
     case 'lifecycle': return moduleRow(name, { lifecycle: s.id as LifecycleStatus });
     // a host's own row: no module
     case 'host': return moduleRow(name, { host: name, hostIssue: { kind: s.id as HostIssueKind, message: 'ssh: connect to host box port 22: Connection refused' } });
+    // (Claude Code's own sessions are rows of their own: test/components/claude-rows.test.tsx)
+    case 'claude': throw new Error('not a module state');
   }
 }
 

@@ -38,15 +38,20 @@ describe('autodeck init', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(read(join(ws.dir, '.gitignore'))).toBe('.auto-signal\n.auto-signal.tmp\n.auto-stop\n.autodeck.lock\n');
     const settings = JSON.parse(read(join(ws.dir, '.claude', 'settings.json'))) as { hooks: Record<string, unknown[]> };
-    expect(Object.keys(settings.hooks)).toEqual(['Stop', ...STATE_EVENTS]);
+    expect(Object.keys(settings.hooks)).toEqual(['Stop', ...STATE_EVENTS, 'PermissionRequest']);
     const stop = settings.hooks.Stop!;
     expect(stop).toEqual([{ hooks: [{ type: 'command', command: expect.stringMatching(/hook stop$/) }] }]);
     for (const e of STATE_EVENTS) expect(registeredCommands(settings, e)).toEqual([expect.stringMatching(/hook state$/)]);
     // not on PATH here: this Node and this bin, by absolute path
     expect(registeredCommands(settings, 'Stop')[0]).toBe(`test -z "$AUTODECK_SESSION" || ${shellQuote(process.execPath)} ${shellQuote(BIN)} hook stop`);
+    // Claude Code's own sessions: the permission hook, the other way round (not in autodeck's loops), with a day to wait for a person
+    expect(settings.hooks.PermissionRequest).toEqual([{ hooks: [{
+      type: 'command', timeout: 86_400,
+      command: `test -n "$AUTODECK_SESSION" || test ! -f ${shellQuote(BIN)} || ${shellQuote(process.execPath)} ${shellQuote(BIN)} hook permission`,
+    }] }]);
     expect(r.stdout.split('\n').filter(Boolean)).toEqual([
       '.gitignore: added .auto-signal', '.gitignore: added .auto-signal.tmp', '.gitignore: added .auto-stop', '.gitignore: added .autodeck.lock',
-      ...['Stop', ...STATE_EVENTS].map((e) => expect.stringMatching(new RegExp(`^\\.claude/settings\\.json: added the ${e} hook: `))),
+      ...['Stop', ...STATE_EVENTS, 'PermissionRequest'].map((e) => expect.stringMatching(new RegExp(`^\\.claude/settings\\.json: added the ${e} hook: `))),
       `.claude/skills/autodeck-auto/SKILL.md: added the /autodeck-auto skill (v${SKILL_VERSION})`,
       `recorded ${ws.dir} as a project you trust: autodeck may accept Claude Code's folder-trust dialog here`,
       'to take these back: autodeck init --undo',

@@ -20,7 +20,7 @@ describe('npm pack', () => {
   const files = packedFiles();
 
   it('ships the bin, the CLI bundles, the dashboard bundle, README and LICENSE', () => {
-    for (const f of ['bin/autodeck.js', 'dist/cli/cli.js', 'dist/cli/hook.cjs', 'dist/cli/status.cjs', 'bin/package.json', 'dist/dashboard.bundle.js', 'README.md', 'LICENSE', 'package.json']) {
+    for (const f of ['bin/autodeck.js', 'dist/cli/cli.js', 'dist/cli/hook.cjs', 'dist/cli/permission.cjs', 'dist/cli/status.cjs', 'bin/package.json', 'dist/dashboard.bundle.js', 'README.md', 'LICENSE', 'package.json']) {
       expect(files, f).toContain(f);
     }
   });

@@ -48,7 +48,7 @@ describe('escapeNonAscii', () => {
 
 describe('the built bundles', () => {
   it('are ASCII only (npm test builds them first)', () => {
-    for (const file of ['dashboard.bundle.js', 'cli/hook.cjs', 'cli/status.cjs', 'cli/cli.js']) {
+    for (const file of ['dashboard.bundle.js', 'cli/hook.cjs', 'cli/permission.cjs', 'cli/status.cjs', 'cli/cli.js']) {
       const text = readFileSync(`${DIST}${file}`, 'utf8');
       const at = text.search(/[^\x00-\x7f]/);
       expect(at, `${file}: ${text.slice(Math.max(0, at - 40), at + 10)}`).toBe(-1);
