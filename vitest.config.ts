@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most files wait on real agents, PTYs, tmux, sshd and timers rather than compute: two
+    // at a time even on two cores (the default there is one), and every wait is generous.
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });
