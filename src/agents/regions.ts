@@ -19,6 +19,11 @@ export interface Layout {
   message?: RegExp;
   /** An overlay of the agent's own (Claude Code's history search `⌕ Search…`): no status under it. */
   overlay?: RegExp;
+  /**
+   * The first line of a prompt the user sent or an answer the agent gave (not a status or
+   * notice): anything above one is history. Defaults to `message`.
+   */
+  turn?: RegExp;
 }
 
 export interface Regions {

@@ -62,6 +62,8 @@ export function describeEvent(e: LoopEvent): string {
       const word = d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : String(d.decision);
       return `${word} ${d.tool} ${what === d.tool ? '' : `${String(what)} `}(${d.rule}${d.retry ? `, try ${d.retry}` : ''}): sent ${d.keys}`;
     }
+    case 'dialog':
+      return `answered the ${d.name}: sent ${d.keys}${d.retry ? ` (try ${d.retry})` : ''}`;
     case 'needs_you':
       return `needs you (${String(d.reason).replace(/_/g, ' ')}): ${d.text}${d.rule ? ` [${d.rule}]` : ''}`;
     case 'ended':

@@ -4,7 +4,7 @@ import { EventPruner, type EventBounds } from './eventPruning.js';
 export const EVENT_KINDS = [
   'started', 'signal', 'signal_invalid', 'stall', 'stall_unrecognized', 'recovery', 'quota_wait', 'quota_resume',
   'stop_requested', 'restart', 'recovered', 'ended', 'failed', 'agent_exit', 'hook_block', 'hook_allow', 'error',
-  'budget', 'context_limit', 'approval', 'needs_you',
+  'budget', 'context_limit', 'approval', 'needs_you', 'dialog',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

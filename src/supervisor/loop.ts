@@ -17,6 +17,7 @@ import type { AgentState } from '../store/agentState.js';
 import type { Outcome, RunRow } from '../store/runs.js';
 import type { AgentProfile } from '../config/schema.js';
 import { ENTER_DELAY_MS, EOF_KEY, exitCommand } from '../agents/exit.js';
+import type { AgentFiles } from '../agents/agentRecord.js';
 import type { Profile } from '../agents/profiles.js';
 import { classifyScreen } from '../agents/classify.js';
 import { dueOnTick, nextDue, ticksIn, TICK_MS } from './tick.js';
@@ -110,6 +111,8 @@ export interface LoopSpec {
   transcriptDir?: string | undefined;
   /** The approval policy for its permission prompts (issue 15); absent: answered as before. */
   approval?: ApprovalSetup | undefined;
+  /** The files the agent keeps about itself (Codex's rollout, Gemini CLI's session), when its profile has them. */
+  agentFiles?: AgentFiles | undefined;
 }
 
 /**
@@ -175,6 +178,7 @@ export class Loop {
       agentState: () => this.agentState(),
       agentRequest: () => waitingRequest(this.deps.store.agentState.get(this.row.session), this.sessionSince),
       recentAgentRequest: () => waitingRequest(this.deps.store.agentState.recent(this.row.session), this.sessionSince),
+      agentRecord: spec.agentFiles ? () => spec.agentFiles!.record(this.session && !this.session.exited ? this.session.pid : undefined) : undefined,
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
   }
 
@@ -513,7 +517,7 @@ export class Loop {
 
   private get spendReader(): LoopSpend {
     this.spent ??= new LoopSpend({
-      transcriptDir: this.spec.transcriptDir, sinceMs: Date.parse(this.row.startedAt), prices: this.spec.settings.prices,
+      transcriptDir: this.spec.transcriptDir, usageSource: this.spec.agentFiles?.spend, sinceMs: Date.parse(this.row.startedAt), prices: this.spec.settings.prices,
       contextWindows: this.spec.settings.contextWindows, store: this.deps.store.iterations,
       key: { taskDir: this.row.taskDir, loopStartedAt: this.row.startedAt, session: this.row.session },
     });

@@ -49,6 +49,7 @@ import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { resolveProfile } from '../agents/userProfiles.js';
 import { claudeProjectDir } from '../agents/transcript.js';
+import { agentFilesFor } from '../agents/agentFiles.js';
 import type { BeatLimits } from './heartbeat.js';
 import { HOOKS_ENV, HOOKS_INJECTED, sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
 import { injectedHookCommands } from '../hooks/commands.js';
@@ -305,8 +306,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (stored.hooksInjected) env[HOOKS_ENV] = HOOKS_INJECTED;
     else delete env[HOOKS_ENV];
     const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
+    const agentFiles = agentFilesFor(profile.name, { env, home: env.HOME ?? homedir(), cwd, sinceMs: Date.parse(row.startedAt) });
     const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
-    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir, approval }, {
+    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir, approval, agentFiles }, {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
       clock: this.clock,

@@ -3,6 +3,10 @@ import { sha1Hex } from '../lazy.js';
 import { answerKeys, classifyScreen, type Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
 import type { Profile } from '../agents/profiles.js';
+import type { AgentRecord } from '../agents/agentRecord.js';
+import { resetClause } from '../agents/quota.js';
+import { DialogAnswers } from './dialogs.js';
+import { QuotaSightings } from './quotaSightings.js';
 import { findTranscript, isReasoningLoop, lastAssistantTexts, lastQuotaError, readTranscriptTail } from '../agents/transcript.js';
 import { currentIdentity, SIGNAL_FILE } from '../protocol/signal.js';
 import type { StopReason } from '../protocol/stopFile.js';
@@ -49,6 +53,8 @@ export interface WatchdogHost {
   agentRequest?(): ApprovalRequest | undefined;
   /** The same as of the supervisor's tick (one look at the database per tick for all loops). */
   recentAgentRequest?(): ApprovalRequest | undefined;
+  /** What the agent's own files say (Codex's rollout, Gemini CLI's session file), when it keeps any. */
+  agentRecord?(): AgentRecord | undefined;
 }
 
 /** The approval policy of a loop and where its project is (issue 15 item 3). */
@@ -66,21 +72,34 @@ const HOOK_KINDS: Partial<Record<AgentState, Classification['kind']>> = {
  * The agent's own word comes before the screen (SPEC 5.3), except a quota message on the
  * screen, which is more specific than "idle" or "waiting".
  */
-export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look & { source: DecisionSource } {
+export function withHookState(look: Look, state: AgentState | undefined, profile: Profile, from: DecisionSource = 'hook'): Look & { source: DecisionSource } {
   const kind = state ? HOOK_KINDS[state] : undefined;
   // The screen's own notices (a quota stop, a command the agent does not know) are more specific than any hook state.
   if (!kind || SCREEN_FIRST.has(look.classification.kind)) return { ...look, source: 'screen' };
-  if (kind === look.classification.kind) return { ...look, source: 'hook' };
+  if (kind === look.classification.kind) return { ...look, source: from };
   // Claude Code reports busy (PreToolUse) before it asks for permission: a prompt on the
   // screen is the newer news, and an agent waiting on it is not working.
   if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return { ...look, source: 'screen' };
   const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
-  return { ...look, classification: { kind }, answer, source: 'hook' };
+  return { ...look, classification: { kind }, answer, source: from };
 }
 
 /** An unknown-command notice that is not about the start command: the agent sits at its prompt. */
 function orIdle(c: Classification): Classification {
   return c.kind === 'unknown_command' ? { kind: 'idle' } : c;
+}
+
+/**
+ * The usage-limit stop the agent's own record says its last turn ended with, when the screen
+ * shows no other state that decides (a screen scrolled past it, a stop line cut): the record
+ * is the agent's word, written when it happened.
+ */
+function withRecordQuota(look: Look, record: AgentRecord | undefined): Look {
+  const q = record?.state === 'idle' ? record.quota : undefined;
+  const kind = look.classification.kind;
+  if (!q || kind === 'quota' || (kind !== 'idle' && kind !== 'unknown' && !look.classification.dialog)) return look;
+  const quotaReset = resetClause(q.line);
+  return { ...look, classification: { ...look.classification, kind: 'quota', quotaLine: q.line, ...(quotaReset ? { quotaReset } : {}) } };
 }
 
 /** Kinds the screen decides even when a hook reported a state. */
@@ -147,6 +166,10 @@ export class Watchdog {
   private hookRequestSeen: string | undefined;
   private earlyKey: string | undefined;
   private earlyLooks = 0;
+  /** Dialogs the profile answers at once (dialogs.ts). */
+  private readonly dialogs: DialogAnswers;
+  /** When each quota message was first seen: its clock time is the next one after that. */
+  private readonly quotaSightings = new QuotaSightings();
 
   constructor(
     private readonly host: WatchdogHost,
@@ -172,6 +195,12 @@ export class Watchdog {
       agentPid: host.agentPid ? () => host.agentPid!() : undefined,
       restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
     }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
+    this.dialogs = new DialogAnswers({
+      wall: () => this.wall(),
+      event: (kind, detail) => host.event(kind, detail),
+      sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+      setWaiting: (w) => this.setWaiting(w),
+    }, Math.max(1, limits.stallThreshold));
     if (approval) {
       this.approvals = new Approvals({
         now: () => host.now(),
@@ -196,8 +225,11 @@ export class Watchdog {
    * Permission prompts and questions before the stall logic (issue 15): true when this
    * beat was a decision (progress, not a stall).
    */
-  private decideFirst(look: Look, hash: string, now: number): boolean {
+  private decideFirst(look: Look, hash: string, now: number, record?: AgentRecord): boolean {
     const kind = look.classification.kind;
+    const dialog = look.classification.dialog;
+    if (dialog?.when === 'now' && this.dialogs.onDialog(dialog, hash)) return this.progress(hash, now, kind);
+    this.dialogs.onOther();
     if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
       const text = look.question ?? 'a question';
       this.setWaiting({ reason: 'question', text, since: new Date(this.wall()).toISOString() });
@@ -209,11 +241,16 @@ export class Watchdog {
     if (!approvals) return false;
     const handled = kind === 'permission_prompt'
       ? approvals.onPrompt({
-        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer,
+        hash, screen: look.request, hook: this.host.agentRequest?.() ?? record?.request, yesKeys: look.answer,
         hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
       })
       : approvals.onOther(kind);
     if (!handled) return false;
+    return this.progress(hash, now, kind);
+  }
+
+  /** A beat that was a decision: progress, not a stall. */
+  private progress(hash: string, now: number, kind: Classification['kind']): true {
     const before = this.state;
     this.state = { ...this.state, stallCount: 0, lastCaptureHash: hash, lastProgressAt: now };
     this.persist(before, { type: 'none' }, kind);
@@ -305,11 +342,13 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const look = this.look(session);
-    const seen = withHookState(look, this.host.agentState?.(), this.profile);
+    const record = this.host.agentRecord?.();
+    const look = withRecordQuota(this.look(session), record);
+    const hookState = this.host.agentState?.();
+    const seen = withHookState(look, hookState ?? record?.state, this.profile, hookState ? 'hook' : 'session');
     const { hash, answer, source } = seen;
     const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
-    if (this.decideFirst(look, hash, now)) return;
+    if (this.decideFirst(look, hash, now, record)) return;
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -319,7 +358,9 @@ export class Watchdog {
     }
 
     const before = this.state;
-    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank }, this.limits);
+    const quotaSeenAt = classification.kind === 'quota' ? record?.quota?.atMs ?? this.quotaSightings.seen(classification, this.wall()) : undefined;
+    const agentBusy = hookState === undefined && record?.state === 'busy';
+    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank, quotaSeenAt, agentBusy }, this.limits);
     this.state = state;
     this.persist(before, action, classification.kind);
     // A recovery the stall count did not call for: the step timeout decided it.
@@ -399,13 +440,20 @@ export class Watchdog {
       case 'enter_quota':
         this.enterQuota(action.wait, action.keys, session);
         return;
-      case 'quota_probe':
-        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.wallOf(this.state.quota!.nextProbeAt)).toISOString() });
-        this.typeContinuation(session);
+      case 'quota_probe': {
+        // a quota dialog of the agent's own is asked to try again (Gemini CLI's "Keep trying"); else the continuation
+        const retry = this.quotaRetryKeys();
+        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.wallOf(this.state.quota!.nextProbeAt)).toISOString(), ...(retry ? { keys: showKeys(retry.keys), dialog: retry.name } : {}) });
+        if (retry) this.sendKeys(session, retry.keys);
+        else this.typeContinuation(session);
         return;
-      case 'quota_resume':
-        this.finishQuota(action.why, action.typeContinuation ? session : undefined, endedWait);
+      }
+      case 'quota_resume': {
+        const retry = action.typeContinuation ? this.quotaRetryKeys() : undefined;
+        this.finishQuota(action.why, action.typeContinuation && !retry ? session : undefined, endedWait);
+        if (retry) this.sendKeys(session, retry.keys);
         return;
+      }
       case 'recover': {
         const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
         this.host.event('stall', { kind, source, stepTimeout: action.stepTimeout });
@@ -429,6 +477,12 @@ export class Watchdog {
         this.host.requestStop('stall_limit');
         return;
     }
+  }
+
+  /** The keys of the quota dialog on screen that tries again, when the profile has one. */
+  private quotaRetryKeys(): { name: string; keys: string[] } | undefined {
+    const dialog = this.lastLook?.classification.dialog;
+    return dialog?.when === 'probe' ? { name: dialog.name, keys: dialog.keys } : undefined;
   }
 
   /** Each key its own write, ENTER_DELAY_MS apart: a composer swallows an Enter inside a paste. */
@@ -502,7 +556,7 @@ export class Watchdog {
       if (quota) {
         const wall = this.wall();
         // A relative reset ("in 2 hours") counts from when the error was written.
-        const reset = parseResetTime(quota.resetText ?? quota.line, new Date(quota.atMs ?? wall), this.limits.timeZone ? { timeZone: this.limits.timeZone } : undefined);
+        const reset = parseResetTime(quota.resetText ?? quota.line, new Date(wall), { timeZone: this.limits.timeZone, seenAt: new Date(quota.atMs ?? wall) });
         const wait = quotaWait(now, wall, quota.line, reset?.getTime(), this.limits);
         this.state = { ...this.state, quota: wait, quotaArmed: false, stallCount: 0 };
         const session = this.host.session();
