@@ -18,10 +18,10 @@ const { enableCompileCache } = require('node:module');
 
 // The two calls made most often, by programs, each load one bundled CommonJS file
 // (dist/cli/): the Stop hook Claude Code runs on every turn, and `status` (scripts, tmux
-// every few seconds). No flag parsing here: `hook` takes no flags (`--help` goes to the
-// full CLI), and the status bundle hands back any call it does not take itself.
+// every few seconds). No flag parsing here: `hook` takes no flags (`--help` and `-h` go to
+// the full CLI), and the status bundle hands back any call it does not take itself.
 const first = process.argv[2];
-if (first === 'hook' && !process.argv.includes('--help')) {
+if (first === 'hook' && !process.argv.includes('--help') && !process.argv.includes('-h')) {
   // no compile cache: the hook loads little, and on Node 24 the cache made it slower (issue 12)
   require('../dist/cli/hook.cjs').hookEntry(process.argv.slice(3));
 } else {

@@ -6,7 +6,7 @@
 //   the bin's fast paths (Claude Code's Stop hook, `status` in scripts and tmux), and
 //   dist/cli/script-module.cjs, the loader of the dashboard bundle;
 // - dist/cli/cli.js with its chunks: every other command, split at the CLI's dynamic
-//   imports so each command loads only its own code (no meow for the hook, no supervisor,
+//   imports so each command loads only its own code (no command table for the hook, no supervisor,
 //   chokidar or node-pty for `status`...).
 // The native modules stay outside. AUTODECK_BUNDLE_META=FILE writes esbuild's metafile.
 import { build } from 'esbuild';

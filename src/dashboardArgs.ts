@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 
 /**
- * The dashboard's own call, `autodeck [--setting VALUE]...`, parsed with node's parseArgs:
- * meow's chunk alone takes ~60 ms to import (docs/performance.md). Only settings flags, each
- * with a value (repeats: the last wins, a list setting collects); anything else, or
- * anything odd, goes through meow, which gives the full help and errors.
+ * The dashboard's own call, `autodeck [--setting VALUE]...`, read with the settings table
+ * alone: it runs inside the dashboard bundle, which must not take in the command table (and
+ * with it every command). Only settings flags, each with a value (repeats: the last wins, a
+ * list setting collects); anything else, or anything odd, goes to the full command-line
+ * parser (src/cli/parse.ts), which gives the help and the errors.
  */
 export async function quickDashboardArgs(argv: string[]): Promise<{ input: string[]; flags: Record<string, unknown> } | undefined> {
   if (argv.length > 0 && !argv[0]!.startsWith('--')) return undefined;
@@ -22,7 +23,7 @@ export async function quickDashboardArgs(argv: string[]): Promise<{ input: strin
   for (const r of SETTINGS_TABLE) {
     const given = values[r.flag.slice(2)];
     if (given === undefined) continue;
-    // a value meow would read otherwise (empty, or a flag-like word) goes through meow
+    // a value the full parser must judge (empty, or a flag-like word) goes to it
     if (given.some((v) => v === '' || v.startsWith('-'))) return undefined;
     flags[r.flagKey] = r.kind.multiple ? given : given.at(-1);
   }

@@ -35,10 +35,28 @@ export async function hook(ctx: CommandContext): Promise<number> {
  * reads as "block"). The database is `AUTODECK_DB`, else the default path.
  */
 export async function hookMain(args: string[]): Promise<number> {
+  const refused = hookUsageError(args, () => process.stdin.isTTY === true);
+  if (refused) {
+    process.stderr.write(`${refused}\n`);
+    return 2;
+  }
   return runHook({
     args, env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr,
     dbPath: () => defaultDbPath(process.env),
   });
+}
+
+/**
+ * A person who typed `autodeck hook` gets told what it is for. A word autodeck does not know,
+ * from a program (no terminal), is let through to do nothing: settings written by a newer
+ * autodeck must never make an older one fail Claude Code (exit 2 blocks a Stop).
+ */
+export function hookUsageError(args: readonly string[], interactive: () => boolean): string | undefined {
+  const sub = args[0];
+  if (sub === 'stop' || sub === 'state') return undefined;
+  if (sub === undefined) return 'autodeck: hook needs stop or state; Claude Code runs it with an event on stdin (autodeck init registers it): autodeck help hook';
+  if (interactive()) return `autodeck: unknown hook "${sub}" (stop or state); Claude Code runs these, autodeck init registers them: autodeck help hook`;
+  return undefined;
 }
 
 /**

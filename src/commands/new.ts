@@ -20,9 +20,9 @@ function hintWord(path: string): string {
  * a `.target.md` template to fill before a loop may start (SPEC 5.1).
  */
 export function newModule(ctx: CommandContext, now: Date = new Date()): number {
-  const [name, ...extra] = ctx.args;
+  // one NAME: the command table checks the words (src/cli/commands.ts)
+  const [name] = ctx.args;
   if (name === undefined) throw new CliError(`autodeck new: name the task module: ${USAGE}`);
-  if (extra.length > 0) throw new CliError(`autodeck new: one NAME only (got ${ctx.args.length}); a title with spaces goes in quotes after --title`);
   const nameError = moduleNameError(name);
   if (nameError) throw new CliError(`autodeck new: ${nameError}`);
   const given = ctx.flags.title;

@@ -2,10 +2,9 @@ import { parseArgs } from 'node:util';
 import { EXIT } from './context.js';
 
 /**
- * `autodeck status` in its common forms, without meow (loading it costs about a third of
- * the command's time) and without the rest of the CLI: the bin loads this module alone, as
- * its own bundle, for `status`. Undefined: not one of these calls (anything odd goes to the
- * full CLI, which gives the full help and errors).
+ * `autodeck status` in its common forms, without the command table and without the rest of
+ * the CLI: the bin loads this module alone, as its own bundle, for `status`. Undefined: not
+ * one of these calls (anything odd goes to the full CLI, which gives the help and errors).
  *
  * - `status --format tmux [--db PATH]`, run by tmux every few seconds: no settings table,
  *   one query (issue 15), unless a settings file must be read in full to find the db;

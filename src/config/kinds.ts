@@ -1,5 +1,5 @@
 import { delimiter } from 'node:path';
-import { AgentCommandError, splitAgentCommand } from '../agent/command.js';
+import { AgentCommandError, splitAgentCommand } from '../agents/command.js';
 import { userPath } from '../paths.js';
 
 /** Where a raw value came from, and what relative paths in it are relative to. */
@@ -19,7 +19,7 @@ export interface Kind<T> {
   arg: string;
   /** Shown in help and in range errors, e.g. "1..1000", "> 0". */
   range?: string;
-  /** The flag may be repeated (meow `isMultiple`). */
+  /** The flag may be repeated, each value kept. */
   multiple?: boolean;
   parse(raw: unknown, ctx: ParseContext): Parsed<T>;
 }

@@ -97,8 +97,8 @@ export function profileForProgram(program: string): AgentProfile {
 }
 
 /**
- * THE settings table. Parsing, validation, environment names, meow flags and the
- * --help text all come from here; add a setting by adding a row.
+ * THE settings table. Parsing, validation, environment names, flags and the help text
+ * all come from here; add a setting by adding a row.
  */
 export const SETTING_DEFS: { readonly [N in SettingName]: SettingDef<Settings[N]> } = {
   maxIterations: {
@@ -222,7 +222,7 @@ export interface SettingRow extends SettingDef<Settings[SettingName]> {
   name: SettingName;
   /** `AUTODECK_<UPPER_SNAKE>` of the name. */
   env: string;
-  /** The camelCase key meow gives the flag under. */
+  /** The camelCase key the parsed flag is given under. */
   flagKey: string;
 }
 

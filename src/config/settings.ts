@@ -9,7 +9,6 @@ import type { ParseContext } from './kinds.js';
 import { SETTINGS_TABLE, type SettingRow, type Settings } from './schema.js';
 
 export { formatSettingError, type SettingError } from './errors.js';
-export { meowFlags, settingsHelp, repeatable, lastWins, type MeowSettingFlag } from './help.js';
 export { controlKeyByte } from './kinds.js';
 export {
   AGENT_PROFILES, BACKENDS, MODES, NOTIFY_CHANNELS, SETTINGS_TABLE, profileForProgram,
@@ -17,7 +16,7 @@ export {
 } from './schema.js';
 
 export interface ResolveInput {
-  /** meow's `flags` (camelCase flag keys); other commands' flags are ignored. */
+  /** The parsed flags (camelCase flag keys, src/cli/parse.ts); other commands' flags are ignored. */
   flags: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -37,7 +36,7 @@ interface Candidate {
   ctx: ParseContext;
 }
 
-// meow gives `undefined` for an absent string flag and `[]` for an absent repeatable one.
+// An absent flag is `undefined`; an empty list counts as absent too.
 const isSet = (raw: unknown): boolean =>
   raw !== undefined && raw !== null && !(Array.isArray(raw) && raw.length === 0);
 

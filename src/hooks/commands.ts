@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { ownPackageDir } from '../ownPackage.js';
 import { which } from '../lazy.js';
 
 export interface HookCommands {
@@ -45,22 +45,7 @@ function onPath(env: NodeJS.ProcessEnv, bin: string): boolean {
 
 /** `bin/autodeck.js` of the package this file belongs to (from src/ or dist/src/). */
 export function ownBin(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && isAutodeckPackage(pkg)) return join(dir, 'bin', 'autodeck.js');
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the autodeck package this command belongs to');
-    dir = up;
-  }
-}
-
-function isAutodeckPackage(path: string): boolean {
-  try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown }).name === 'autodeck';
-  } catch {
-    return false;
-  }
+  return join(ownPackageDir(), 'bin', 'autodeck.js');
 }
 
 function realOr(path: string): string {

@@ -1,6 +1,8 @@
 import type { Classification } from '../agents/classify.js';
 import { parseResetTime } from '../agents/resetTime.js';
 import type { HungLimits } from './hung.js';
+import type { LoopRow } from '../store/loops.js';
+import { ANSWERABLE } from './screenLook.js';
 
 /** What the heartbeat remembers between captures of one loop. */
 export interface BeatState {
@@ -169,4 +171,19 @@ export function decideBeat(state: BeatState, obs: Observation, limits: BeatLimit
     return { state: counted, action: { type: 'recover', kind, keys: obs.answer, stepTimeout } };
   }
   return { state: counted, action: { type: 'unrecognized', kind, stepTimeout } };
+}
+
+/** What a beat's new state changes in the loop's row (its counters and its status). */
+export function beatRowPatch(before: BeatState, s: BeatState, action: BeatAction, kind: Classification['kind'], status: LoopRow['status']): Partial<LoopRow> {
+  const patch: Partial<LoopRow> = {};
+  if (s.stallCount !== before.stallCount) patch.stallCount = s.stallCount;
+  if (s.lastCaptureHash !== before.lastCaptureHash) patch.lastCaptureHash = s.lastCaptureHash;
+  if (s.recoveryStep !== before.recoveryStep) patch.recoveryStep = s.recoveryStep;
+  if (s.recoveryTotal !== before.recoveryTotal) patch.recoveryTotal = s.recoveryTotal;
+  if (action.type === 'recover' || action.type === 'unrecognized') patch.status = 'stalled';
+  // A prompt that sits unanswered is a suspected stall from its first unchanged beat: the
+  // row says so while the threshold runs, not only once autodeck answers.
+  else if (status === 'running' && s.stallCount > 0 && ANSWERABLE.has(kind)) patch.status = 'stalled';
+  else if (status === 'stalled' && s.stallCount === 0 && !s.quota) patch.status = 'running';
+  return patch;
 }

@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
-import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
-import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agent/command.js';
-import { gitTopLevel, isSessionId, sessionName } from '../paths.js';
+import { join } from 'node:path';
+import { isSessionId, sessionName } from '../paths.js';
 import { removeIfPresent } from '../protocol/atomic.js';
 import { resolveModule, startRefusal } from '../protocol/modules.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
@@ -14,7 +13,6 @@ import { tmuxSessionName } from '../sessions/tmuxCommand.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
 import { BUSY_TIMEOUT_MS, isConstraintError, isTransientWriteError, withBusyTimeout } from '../store/db.js';
-import { HeldWrites } from './heldWrites.js';
 import type { EventKind, LoopEvent } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
@@ -25,68 +23,13 @@ import { TICK_MS } from './tick.js';
 import { ownerAlive } from './owner.js';
 import { stopOthersLoop } from './remoteStop.js';
 import { killOrphanAgent } from '../sessions/orphans.js';
-
-/** What a loop's row keeps of its settings, so that a new owner runs it the same way. */
-export interface StoredLoopSettings extends LoopSettings {
-  cwd: string;
-  /** signal: the agent runs its own loop; hook: the Stop hook drives it (SPEC 9). */
-  mode?: 'signal' | 'hook';
-  /** autodeck's hooks went in with the agent's `--settings` (a Claude Code agent). */
-  hooksInjected?: boolean;
-}
-
-const LOOP_SETTING_KEYS = ['agentProfile', 'heartbeatSeconds', 'stallThreshold', 'recoveryPerIteration', 'recoveryTotal',
-  'stepTimeoutMinutes', 'quotaProbeMinutes', 'graceSeconds', 'restartLimit', 'hungMinutes', 'hungErrorMinutes', 'hungRepeatCalls',
-  'hungLadderMinutes', 'maxTokens', 'maxCostUsd', 'prices', 'contextWindows', 'approval'] as const satisfies readonly (keyof LoopSettings)[];
-
-/** The per-loop settings present in `source` (a settings object, or what a row stored). */
-function pickLoopSettings(source: Partial<LoopSettings>): LoopSettings {
-  const out: Partial<Record<keyof LoopSettings, unknown>> = {};
-  for (const k of LOOP_SETTING_KEYS) if (source[k] !== undefined) out[k] = source[k];
-  return out as LoopSettings;
-}
-import { join } from 'node:path';
-import { homedir } from 'node:os';
-import { resolveProfile } from '../agents/userProfiles.js';
-import { claudeProjectDir } from '../agents/transcript.js';
-import { agentFilesFor } from '../agents/agentFiles.js';
-import type { BeatLimits } from './heartbeat.js';
-import { HOOKS_ENV, HOOKS_INJECTED, sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
-import { injectedHookCommands } from '../hooks/commands.js';
-import { readUserSettingsArg } from '../agents/userSettingsArg.js';
-import { profileForProgram } from '../config/schema.js';
-
-/**
- * A Claude Code agent's argv with autodeck's `--settings` (its hooks, the protocol's
- * permissions), merged into the user's own `--settings` when the command has one.
- */
-function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string): string[] {
-  const ours = sessionSettings({ taskDir, mode, hooks: injectedHookCommands() });
-  try {
-    return withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd));
-  } catch (err) {
-    throw new StartRefused('usage', `the agent command's --settings: ${(err as Error).message}`);
-  }
-}
-import { DEFAULT_HUNG_LIMITS } from './hung.js';
 import { systemClock, type Clock } from './clock.js';
-import { approvalSetup } from './approvals.js';
-import { EMPTY_POLICY } from '../policy/rules.js';
+import { EventRecorder } from './eventRecorder.js';
+import { pickLoopSettings, specOfRow, type StoredLoopSettings } from './rowSpec.js';
+import { agentLaunch, conflictRefusal, failedSummary, StartRefused, type StartOptions } from './loopStart.js';
 
-/** What a new start says of the failed loop it replaces (in its `started` event). */
-export interface ReplacedFailed {
-  why: string;
-  iteration: number;
-  restartCount: number;
-  startedAt: string | undefined;
-}
-
-function failedSummary(row: LoopRow, lastEvents: readonly LoopEvent[]): ReplacedFailed {
-  const failed = [...lastEvents].reverse().find((e) => e.kind === 'failed');
-  const message = typeof failed?.detail.message === 'string' ? failed.detail.message : undefined;
-  const why = message ?? (row.stopReason ? `stop reason ${row.stopReason}` : `after ${row.restartCount} restarts`);
-  return { why, iteration: row.iteration, restartCount: row.restartCount, startedAt: row.startedAt ?? undefined };
-}
+export { StartRefused, type StartOptions, type ReplacedFailed } from './loopStart.js';
+export type { StoredLoopSettings } from './rowSpec.js';
 
 /** What the supervisor needs of the settings (SPEC 3). */
 export interface SupervisorSettings extends LoopSettings {
@@ -100,23 +43,6 @@ export interface SupervisorSettings extends LoopSettings {
   maxIterations: number;
   timeoutMinutes: number;
   mode?: 'signal' | 'hook';
-}
-
-/** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
-export class StartRefused extends Error {
-  constructor(readonly kind: 'usage' | 'conflict' | 'failed', message: string) {
-    super(message);
-    this.name = 'StartRefused';
-  }
-}
-
-export interface StartOptions {
-  maxIterations?: number;
-  timeoutMinutes?: number;
-  /** The session id a caller chose (SPEC 8); the derived name when left out. */
-  session?: string;
-  /** Refuse (StartRefused 'failed') instead of replacing a loop that failed and needs a person. */
-  refuseFailed?: boolean;
 }
 
 export interface SupervisorOptions {
@@ -173,8 +99,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Set by keepAdopting: how often to look for orphaned loops, and when it last looked. */
   private adoptEveryMs = 0;
   private lastAdoptAt = 0;
-  /** What a locked database or a full disk held back. */
-  private readonly held: HeldWrites;
+  /** The event log (what a locked database or a full disk held back, kept). */
+  private readonly events: EventRecorder;
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -187,7 +113,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.host = opts.host ?? hostname();
     this.pid = opts.pid ?? process.pid;
     this.env = opts.env ?? process.env;
-    this.held = new HeldWrites(this.store, this.clock);
+    this.events = new EventRecorder(this.store, this.clock, (e) => this.emit('event', e));
     pragma(this.store.db, `busy_timeout = ${SUPERVISOR_BUSY_MS}`);
     this.ticker = setInterval(() => this.tick(), TICK_MS);
   }
@@ -229,7 +155,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       // An orphan of this module is adopted in its own session, unless the caller asked for another.
       const mine = existing.taskDir === module.dir && (opts.session === undefined || opts.session === existing.session);
       if (mine && this.isOrphan(existing)) return this.adopt(existing);
-      throw this.conflict(existing, existing.taskDir === module.dir ? undefined : module.name);
+      throw conflictRefusal(existing, existing.taskDir === module.dir ? undefined : module.name);
     }
     // A failed loop asked for manual intervention: starting again clears that, so say so.
     const failedRow = this.store.loops.getByTaskDir(module.dir);
@@ -238,15 +164,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       throw new StartRefused('failed', `${module.name}: the last loop on this module failed (${replacedFailed.why}) and needs manual intervention; not started (--refuse-failed)`);
     }
 
-    const argv = expandAgentArgv(this.settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
-    const cwd = this.settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
-    const program = argv[0] ? resolveProgram(argv[0], this.env, cwd) : undefined;
-    if (!program) throw new StartRefused('usage', missingProgramMessage(argv[0] ?? ''));
-    argv[0] = program;
-    const mode = this.settings.mode ?? 'signal';
-    // Only Claude Code itself takes --settings: a wrapper or the simulator read as the claude profile must not get it.
-    const hooksInjected = this.settings.agentProfile === 'claude' && profileForProgram(program) === 'claude';
-    const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
+    const { argv, agentArgv, cwd, mode, hooksInjected } = agentLaunch(this.settings, module, session, this.env);
 
     const maxIterations = opts.maxIterations ?? this.settings.maxIterations;
     const timeoutMinutes = opts.timeoutMinutes ?? this.settings.timeoutMinutes;
@@ -265,7 +183,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       // The database is the final guard against two processes starting one loop at once.
       if (isConstraintError(err)) {
         const winner = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
-        throw winner ? this.conflict(winner, winner.taskDir === module.dir ? undefined : module.name) : new StartRefused('conflict', `${module.name}: a loop is already running`);
+        throw winner ? conflictRefusal(winner, winner.taskDir === module.dir ? undefined : module.name) : new StartRefused('conflict', `${module.name}: a loop is already running`);
       }
       throw err;
     }
@@ -283,32 +201,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** A Loop object for a row, its spec rebuilt from what the row stored. */
   private makeLoop(row: LoopRow): Loop {
-    const stored = row.settings as Partial<StoredLoopSettings>;
-    // What the row kept wins: an adopted loop runs as it was started.
-    const settings: LoopSettings = { ...pickLoopSettings(this.settings), ...pickLoopSettings(stored) };
-    const cwd = stored.cwd ?? gitTopLevel(row.taskDir) ?? row.taskDir;
-    const { profile } = resolveProfile(settings.agentProfile, this.settings.profiles);
-    const limits: BeatLimits = {
-      stallThreshold: settings.stallThreshold, recoveryPerIteration: settings.recoveryPerIteration,
-      recoveryTotal: settings.recoveryTotal, stepTimeoutMs: settings.stepTimeoutMinutes * 60_000,
-      quotaProbeMs: settings.quotaProbeMinutes * 60_000,
-      // rows stored before these settings existed get the defaults
-      hung: {
-        ...DEFAULT_HUNG_LIMITS,
-        transcriptMs: (settings.hungMinutes ?? 30) * 60_000, cpuIdleMs: (settings.hungMinutes ?? 30) * 60_000,
-        errorBannerMs: (settings.hungErrorMinutes ?? 10) * 60_000, repeatedToolCalls: settings.hungRepeatCalls ?? 6,
-        ladderMs: (settings.hungLadderMinutes ?? 3) * 60_000,
-      },
-    };
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(this.env)) if (v !== undefined) env[k] = v;
-    Object.assign(env, { AUTODECK_TASK_DIR: row.taskDir, AUTODECK_SESSION: row.session, AUTODECK_DB: this.settings.db });
-    if (stored.hooksInjected) env[HOOKS_ENV] = HOOKS_INJECTED;
-    else delete env[HOOKS_ENV];
-    const transcriptDir = profile.transcript === 'claude' ? claudeProjectDir(env.HOME ?? homedir(), cwd) : undefined;
-    const agentFiles = agentFilesFor(profile.name, { env, home: env.HOME ?? homedir(), cwd, sinceMs: Date.parse(row.startedAt) });
-    const approval = approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir());
-    const loop = new Loop(row, { argv: row.agentArgv, cwd, env, settings, profile, limits, transcriptDir, approval, agentFiles }, {
+    const spec = specOfRow(row, { settings: this.settings, db: this.settings.db, env: this.env });
+    const loop = new Loop(row, spec, {
       store: this.store,
       spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
       clock: this.clock,
@@ -394,16 +288,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return loop;
   }
 
-  /** `asked`: the module that wanted a session another module's loop holds. */
-  private conflict(existing: LoopRow, asked?: string): StartRefused {
-    const owner = existing.ownerPid ? ` by autodeck pid ${existing.ownerPid} on ${existing.ownerHost}` : '';
-    const name = existing.taskName || existing.taskDir;
-    if (asked !== undefined) {
-      return new StartRefused('conflict', `${asked}: session ${existing.session} is taken: a loop on ${name} is already ${existing.status} in it${owner}`);
-    }
-    return new StartRefused('conflict', `${name}: a loop is already ${existing.status} in session ${existing.session}${owner}`);
-  }
-
   /**
    * Asks a loop to stop. Loops of this process stop directly; any other loop through
    * its stop file (stopOthersLoop). Returns false when no loop runs on that module.
@@ -462,32 +346,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.emit('change');
   }
 
-  /** Writes an event and tells the listeners; `again`: a rolled-back one, written again, already told. */
-  private record(row: LoopRow, kind: EventKind, detail: Record<string, unknown>, opts: { again?: boolean } = {}): void {
-    const event: LoopEvent = { at: new Date(this.now()).toISOString(), session: row.session, taskDir: row.taskDir, taskName: row.taskName, kind, detail };
-    try {
-      // Behind events a lock held back, an event waits its turn: the log keeps its order.
-      if (this.held.waiting) throw new Database.SqliteError('events are waiting to be written', 'SQLITE_BUSY');
-      const { id, repeats } = this.store.events.record(event);
-      event.id = id;
-      if (repeats > 1) event.repeats = repeats;
-    } catch (err) {
-      if (isTransientWriteError(err)) {
-        // Kept, and written at the first tick the database takes writes again.
-        this.held.hold(event);
-        this.noteBusy(err);
-      } else {
-        // The log must never take a loop down; the listeners still hear of it.
-        event.detail = { ...detail, logError: (err as Error).message };
-      }
-    }
-    if (!opts.again) this.emit('event', event);
+  private record(row: Pick<LoopRow, 'session' | 'taskDir' | 'taskName'>, kind: EventKind, detail: Record<string, unknown>, opts: { again?: boolean } = {}): void {
+    this.events.record(row, kind, detail, opts);
   }
 
-  /** A write failed for now (locked, or the disk full): said once, kept for later. */
   private noteBusy(err: unknown): void {
-    const message = this.held.failed(err);
-    if (message) this.emit('event', message);
+    this.events.noteBusy(err);
   }
 
   private tick(): void {
@@ -503,12 +367,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       this.noteBusy(err);
       return;
     }
-    const recovered = this.held.recovered();
-    if (recovered) this.record({ session: '', taskDir: '', taskName: '' } as LoopRow, 'error', recovered);
+    const recovered = this.events.held.recovered();
+    if (recovered) this.record({ session: '', taskDir: '', taskName: '' }, 'error', recovered);
   }
 
   private tickNow(): void {
-    this.held.save();
+    this.events.held.save();
     if (this.loops.size > 0) this.store.agentState.sync(this.store.dataVersion());
     for (const loop of this.active()) loop.tick();
     const dirty = this.active().filter((loop) => loop.dirty);
@@ -547,7 +411,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   close(): void {
     clearInterval(this.ticker);
     try {
-      withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.held.save());
+      withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.events.held.save());
     } catch { /* still locked after the full wait: those events are lost, the rows are not */ }
     for (const loop of this.active()) loop.detach();
   }

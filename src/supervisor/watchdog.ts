@@ -1,30 +1,26 @@
 import { join } from 'node:path';
-import { sha1Hex } from '../lazy.js';
-import { answerKeys, classifyScreen, type Classification } from '../agents/classify.js';
+import type { Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
-import type { Profile } from '../agents/profiles.js';
 import type { AgentRecord } from '../agents/agentRecord.js';
-import { resetClause } from '../agents/quota.js';
-import { DialogAnswers } from './dialogs.js';
-import { QuotaSightings } from './quotaSightings.js';
-import { findTranscript, isReasoningLoop, lastAssistantTexts, lastQuotaError, readTranscriptTail } from '../agents/transcript.js';
+import type { Profile } from '../agents/profiles.js';
+import { isReasoningLoop, lastAssistantTexts } from '../agents/transcript.js';
 import { currentIdentity, SIGNAL_FILE } from '../protocol/signal.js';
 import type { StopReason } from '../protocol/stopFile.js';
 import type { Session } from '../sessions/session.js';
 import type { EventKind } from '../store/events.js';
-import type { LoopRow } from '../store/loops.js';
+import type { LoopRow, WaitingFor } from '../store/loops.js';
 import type { AgentState } from '../store/agentState.js';
-import { parseResetTime } from '../agents/resetTime.js';
-import { decideBeat, quotaWait, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
-import { monoOfWall } from './clock.js';
+import { beatRowPatch, decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
 import { ticksIn } from './tick.js';
-import { DEFAULT_HUNG_LIMITS, errorBanner, type DecisionSource } from './hung.js';
+import { DEFAULT_HUNG_LIMITS, type DecisionSource } from './hung.js';
 import { HungWatch } from './hungWatch.js';
 import { Approvals } from './approvals.js';
-import { screenQuestion, QUOTA_HORIZON_MS } from './needsYouScreen.js';
-import { screenRequest } from '../policy/screenRequest.js';
 import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/rules.js';
-import type { WaitingFor } from '../store/loops.js';
+import { lookAtScreen, orIdle, showKeys, unknownCommandMessage, withHookState, withRecordQuota, type Look } from './screenLook.js';
+import { DialogAnswers } from './dialogs.js';
+import { QuotaSightings } from './quotaSightings.js';
+import { QuotaWaits, storedWait } from './quotaWaits.js';
+import { TranscriptWatch, transcriptQuotaWait } from './transcriptWatch.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -63,84 +59,13 @@ export interface ApprovalSetup {
   context: PolicyContext;
 }
 
-/** What a hook-reported state means for recovery; absent: the screen decides. */
-const HOOK_KINDS: Partial<Record<AgentState, Classification['kind']>> = {
-  busy: 'busy', waiting: 'permission_prompt', idle: 'idle', compacting: 'compacting',
-};
-
-/**
- * The agent's own word comes before the screen (SPEC 5.3), except a quota message on the
- * screen, which is more specific than "idle" or "waiting".
- */
-export function withHookState(look: Look, state: AgentState | undefined, profile: Profile, from: DecisionSource = 'hook'): Look & { source: DecisionSource } {
-  const kind = state ? HOOK_KINDS[state] : undefined;
-  // The screen's own notices (a quota stop, a command the agent does not know) are more specific than any hook state.
-  if (!kind || SCREEN_FIRST.has(look.classification.kind)) return { ...look, source: 'screen' };
-  if (kind === look.classification.kind) return { ...look, source: from };
-  // Claude Code reports busy (PreToolUse) before it asks for permission: a prompt on the
-  // screen is the newer news, and an agent waiting on it is not working.
-  if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return { ...look, source: 'screen' };
-  const answer = kind === 'permission_prompt' ? look.answer ?? (profile.name === 'codex' ? ['y'] : ['\r']) : undefined;
-  return { ...look, classification: { kind }, answer, source: from };
-}
-
-/** An unknown-command notice that is not about the start command: the agent sits at its prompt. */
-function orIdle(c: Classification): Classification {
-  return c.kind === 'unknown_command' ? { kind: 'idle' } : c;
-}
-
-/**
- * The usage-limit stop the agent's own record says its last turn ended with, when the screen
- * shows no other state that decides (a screen scrolled past it, a stop line cut): the record
- * is the agent's word, written when it happened.
- */
-function withRecordQuota(look: Look, record: AgentRecord | undefined): Look {
-  const q = record?.state === 'idle' ? record.quota : undefined;
-  const kind = look.classification.kind;
-  if (!q || kind === 'quota' || (kind !== 'idle' && kind !== 'unknown' && !look.classification.dialog)) return look;
-  const quotaReset = resetClause(q.line);
-  return { ...look, classification: { ...look.classification, kind: 'quota', quotaLine: q.line, ...(quotaReset ? { quotaReset } : {}) } };
-}
-
-/** Kinds the screen decides even when a hook reported a state. */
-const SCREEN_FIRST: ReadonlySet<Classification['kind']> = new Set(['quota', 'unknown_command', 'question']);
-
+export { withHookState, unknownCommandMessage, type Look } from './screenLook.js';
 export type { DecisionSource } from './hung.js';
-
-/** The one line a failed loop shows when its agent does not know the start command. */
-export function unknownCommandMessage(command: string): string {
-  const shown = command.replace(/[^\x20-\x7e]/g, '?').slice(0, 60) || 'its start command';
-  return `the agent does not know the command ${shown}: run \`autodeck init\` in the project, or set \`agent\``;
-}
-
-/** Screens that wait for an answer autodeck can give. */
-const ANSWERABLE: ReadonlySet<Classification['kind']> = new Set(['permission_prompt', 'yes_no_prompt', 'continue_prompt']);
 
 const STATUS_FILE = join('.working', '.status.json');
 
 /** Early looks (one per loop tick, for five seconds) for a prompt the agent's hook reported but the screen does not show yet. */
 const EARLY_LOOKS = ticksIn(5000);
-
-export interface Look {
-  version: number | undefined;
-  hash: string;
-  classification: Classification;
-  answer: string[] | undefined;
-  /** An API error banner on the screen (hung.ts), if any. */
-  banner?: string | undefined;
-  /** Nothing on the screen at all. */
-  blank?: boolean | undefined;
-  /** What a permission prompt on the screen asks for (approval policy). */
-  request?: ApprovalRequest | undefined;
-  /** The question on the screen, when it shows one (printable, one line). */
-  question?: string | undefined;
-}
-
-
-/** Control characters as `\r`-style escapes, for events a person reads. */
-function showKeys(keys: readonly string[]): string {
-  return keys.map((k) => JSON.stringify(k).slice(1, -1)).join(' ');
-}
 
 /**
  * The heartbeat of one loop (SPEC 5.3, 5.4): captures the agent's screen, lets the pure
@@ -155,7 +80,8 @@ export class Watchdog {
   /** The loop's signal and status files (made once: a beat looks at them every time). */
   private readonly signalPath: string;
   private readonly statusPath: string;
-  private transcriptIdentity: string | undefined;
+  private readonly transcript: TranscriptWatch;
+  private readonly quotaWaits: QuotaWaits;
   private lastLook: Look | undefined;
   private readonly hungWatch: HungWatch;
   /** A valid signal came in this loop: the agent knew its start command. */
@@ -175,15 +101,27 @@ export class Watchdog {
     private readonly host: WatchdogHost,
     private readonly profile: Profile,
     private readonly limits: BeatLimits,
-    private readonly transcriptDir: string | undefined,
+    transcriptDir: string | undefined,
     approval?: ApprovalSetup,
   ) {
     const row = host.row();
     this.state = {
       stallCount: row.stallCount, lastCaptureHash: row.lastCaptureHash, recoveryStep: row.recoveryStep,
       recoveryTotal: row.recoveryTotal, lastProgressAt: host.now(), quotaArmed: true,
-      quota: row.quotaWaitSince ? this.storedWait(Date.parse(row.quotaWaitSince), row.quotaResetAt ? Date.parse(row.quotaResetAt) : NaN) : undefined,
+      quota: row.quotaWaitSince ? storedWait(Date.parse(row.quotaWaitSince), row.quotaResetAt ? Date.parse(row.quotaResetAt) : NaN, { wall: () => this.wall(), mono: () => host.now() }) : undefined,
     };
+    this.transcript = new TranscriptWatch(profile.transcript === 'claude' ? transcriptDir : undefined);
+    this.quotaWaits = new QuotaWaits({
+      now: () => host.now(),
+      wall: () => this.wall(),
+      wallOf: (mono) => this.wallOf(mono),
+      row: () => host.row(),
+      patch: (p) => host.patch(p),
+      event: (kind, detail) => host.event(kind, detail),
+      setWaiting: (w) => this.setWaiting(w),
+      sendKeys: (session, keys) => this.sendKeys(session, keys),
+      typeContinuation: (session) => this.typeContinuation(session),
+    });
     this.signalPath = join(host.taskDir, SIGNAL_FILE);
     this.statusPath = join(host.taskDir, STATUS_FILE);
     this.statusIdentity = currentIdentity(this.statusPath);
@@ -274,19 +212,6 @@ export class Watchdog {
   /** A monotonic time as a wall time, read on the wall clock as it stands now. */
   private wallOf(mono: number): number {
     return this.wall() - (this.host.now() - mono);
-  }
-
-  /**
-   * A wait an earlier owner began (the row's quotaWaitSince): it goes on until the reset
-   * time the agent named, kept in the row (quotaResetAt), reckoned on both clocks from
-   * now; with none kept (none named, or a row from before it was kept), it probes now.
-   */
-  private storedWait(sinceWall: number, resetAt: number): QuotaWait {
-    const clock = { wall: () => this.wall(), mono: () => this.host.now() };
-    const since = Number.isFinite(sinceWall) ? monoOfWall(sinceWall, clock) : this.host.now();
-    if (!Number.isFinite(resetAt)) return { since, sinceWall, line: '', nextProbeAt: this.host.now() };
-    const resetMono = this.host.now() + Math.max(0, resetAt - this.wall());
-    return { since, sinceWall, line: '', resetAt, resetMono, nextProbeAt: resetMono };
   }
 
   /** A valid signal is progress: the agent is neither stalled nor waiting. */
@@ -384,21 +309,8 @@ export class Watchdog {
     return !this.sawSignal;
   }
 
-  /**
-   * Captures, hashes and classifies the screen, unless the session says nothing was drawn
-   * since the last look: an idle agent then costs no capture at all.
-   */
   private look(session: Session): Look {
-    const version = session.screenVersion;
-    if (version !== undefined && version === this.lastLook?.version) return this.lastLook;
-    const lines = session.screen();
-    const classification = classifyScreen(this.profile, lines);
-    this.lastLook = {
-      version, hash: sha1Hex(this.profile.hashedLines(lines).join('\n')), classification,
-      answer: answerKeys(this.profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
-      request: classification.kind === 'permission_prompt' ? screenRequest(this.profile.name, lines) : undefined,
-      question: classification.kind === 'question' ? screenQuestion(lines) : undefined,
-    };
+    this.lastLook = lookAtScreen(this.profile, session, this.lastLook);
     return this.lastLook;
   }
 
@@ -412,18 +324,7 @@ export class Watchdog {
   }
 
   private persist(before: BeatState, action: BeatAction, kind: Classification['kind']): void {
-    const s = this.state;
-    const patch: Partial<LoopRow> = {};
-    if (s.stallCount !== before.stallCount) patch.stallCount = s.stallCount;
-    if (s.lastCaptureHash !== before.lastCaptureHash) patch.lastCaptureHash = s.lastCaptureHash;
-    if (s.recoveryStep !== before.recoveryStep) patch.recoveryStep = s.recoveryStep;
-    if (s.recoveryTotal !== before.recoveryTotal) patch.recoveryTotal = s.recoveryTotal;
-    const row = this.host.row();
-    if (action.type === 'recover' || action.type === 'unrecognized') patch.status = 'stalled';
-    // A prompt that sits unanswered is a suspected stall from its first unchanged beat: the
-    // row says so while the threshold runs, not only once autodeck answers.
-    else if (row.status === 'running' && s.stallCount > 0 && ANSWERABLE.has(kind)) patch.status = 'stalled';
-    else if (row.status === 'stalled' && s.stallCount === 0 && !s.quota) patch.status = 'running';
+    const patch = beatRowPatch(before, this.state, action, kind, this.host.row().status);
     if (Object.keys(patch).length === 0) return;
     if (patch.status !== undefined || patch.recoveryStep !== undefined || patch.recoveryTotal !== undefined) this.host.patch(patch);
     else this.host.patchLater(patch);
@@ -438,7 +339,7 @@ export class Watchdog {
         this.host.fail(unknownCommandMessage(action.command), 'unknown_command');
         return;
       case 'enter_quota':
-        this.enterQuota(action.wait, action.keys, session);
+        this.quotaWaits.enter(action.wait, action.keys, session);
         return;
       case 'quota_probe': {
         // a quota dialog of the agent's own is asked to try again (Gemini CLI's "Keep trying"); else the continuation
@@ -450,7 +351,7 @@ export class Watchdog {
       }
       case 'quota_resume': {
         const retry = action.typeContinuation ? this.quotaRetryKeys() : undefined;
-        this.finishQuota(action.why, action.typeContinuation && !retry ? session : undefined, endedWait);
+        this.quotaWaits.finish(action.why, action.typeContinuation && !retry ? session : undefined, endedWait);
         if (retry) this.sendKeys(session, retry.keys);
         return;
       }
@@ -497,37 +398,10 @@ export class Watchdog {
     this.sendKeys(session, [this.profile.continuationMessage, '\r']);
   }
 
-  private enterQuota(wait: QuotaWait, keys: string[] | undefined, session: Session): void {
-    const sinceWall = wait.sinceWall ?? this.wallOf(wait.since);
-    this.host.patch({ status: 'quota_wait', quotaWaitSince: new Date(sinceWall).toISOString(), quotaResetAt: wait.resetAt === undefined ? '' : new Date(wait.resetAt).toISOString() });
-    // a reset beyond the horizon (or none known): a person may want to know
-    if (wait.resetAt === undefined || wait.resetAt - sinceWall > QUOTA_HORIZON_MS) {
-      const until = wait.resetAt === undefined ? 'no reset time given' : `until ${new Date(wait.resetAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-      const line = wait.line.replace(/^[^\p{L}\p{N}]+/u, '') || 'a usage limit'; // without the screen's `⎿`
-      this.setWaiting({ reason: 'quota', text: `${line} (${until})`.slice(0, 200), since: new Date(sinceWall).toISOString() });
-    }
-    this.host.event('quota_wait', {
-      message: wait.line, resetAt: wait.resetAt ? new Date(wait.resetAt).toISOString() : null,
-      nextProbeAt: new Date(this.wallOf(wait.nextProbeAt)).toISOString(), answeredMenu: keys ? showKeys(keys) : null,
-    });
-    if (keys) this.sendKeys(session, keys);
-  }
-
-  /** Ends a quota wait; how long it lasted is measured on the monotonic clock from `wait.since`. */
-  private finishQuota(why: string, typeInto: Session | undefined, wait: QuotaWait | undefined): void {
-    const row = this.host.row();
-    const stored = row.quotaWaitSince ? Date.parse(row.quotaWaitSince) : NaN;
-    const waited = wait ? Math.max(0, this.host.now() - wait.since) : Number.isFinite(stored) ? Math.max(0, this.wall() - stored) : 0;
-    this.host.patch({ status: 'running', quotaWaitSince: '', quotaResetAt: '', quotaWaitMs: row.quotaWaitMs + waited });
-    if (row.waitingFor?.reason === 'quota') this.setWaiting(null);
-    this.host.event('quota_resume', { why, waitedMs: waited });
-    if (typeInto) this.typeContinuation(typeInto);
-  }
-
   private resumeQuota(why: string, typeContinuation: boolean): void {
     const wait = this.state.quota;
     this.state = { ...this.state, quota: undefined, lastProgressAt: this.host.now() };
-    this.finishQuota(why, typeContinuation ? this.host.session() : undefined, wait);
+    this.quotaWaits.finish(why, typeContinuation ? this.host.session() : undefined, wait);
   }
 
   /**
@@ -536,34 +410,21 @@ export class Watchdog {
    * Returns true when it acted.
    */
   private checkTranscript(now: number): boolean {
-    if (!this.transcriptDir || this.profile.transcript !== 'claude') return false;
-    const startedAt = Date.parse(this.host.row().startedAt);
-    const path = findTranscript(this.transcriptDir, startedAt);
-    if (!path) return false;
-    const id = currentIdentity(path);
-    if (id === this.transcriptIdentity) return false;
-    this.transcriptIdentity = id;
-    const entries = readTranscriptTail(path);
+    const read = this.transcript.changed(Date.parse(this.host.row().startedAt));
+    if (!read) return false;
+    const { path, entries } = read;
     this.hungWatch.noteTranscript(path, entries);
     if (isReasoningLoop(lastAssistantTexts(entries, 3))) {
       this.host.event('stall', { kind: 'reasoning_loop', source: 'transcript', transcript: path });
       this.host.requestStop('reasoning_loop');
       return true;
     }
-    if (!this.state.quota) {
-      // The transcript's times are the agent's wall clock: progress is compared as a wall time.
-      const quota = lastQuotaError(entries, this.wallOf(this.state.lastProgressAt));
-      if (quota) {
-        const wall = this.wall();
-        // A relative reset ("in 2 hours") counts from when the error was written.
-        const reset = parseResetTime(quota.resetText ?? quota.line, new Date(wall), { timeZone: this.limits.timeZone, seenAt: new Date(quota.atMs ?? wall) });
-        const wait = quotaWait(now, wall, quota.line, reset?.getTime(), this.limits);
-        this.state = { ...this.state, quota: wait, quotaArmed: false, stallCount: 0 };
-        const session = this.host.session();
-        if (session) this.enterQuota(wait, undefined, session);
-        return true;
-      }
-    }
-    return false;
+    if (this.state.quota) return false;
+    const wait = transcriptQuotaWait(entries, this.wallOf(this.state.lastProgressAt), now, this.wall(), this.limits);
+    if (!wait) return false;
+    this.state = { ...this.state, quota: wait, quotaArmed: false, stallCount: 0 };
+    const session = this.host.session();
+    if (session) this.quotaWaits.enter(wait, undefined, session);
+    return true;
   }
 }

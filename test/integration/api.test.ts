@@ -14,7 +14,7 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { startApi, type ApiServer } from '../../src/api/server.js';
 import { apiTokenPath, loadOrCreateToken, tokensEqual } from '../../src/api/token.js';
 import { sessionName } from '../../src/paths.js';
-import { expandAgentArgv } from '../../src/agent/command.js';
+import { expandAgentArgv } from '../../src/agents/command.js';
 import { spawnSync } from 'node:child_process';
 
 // A real HTTP server on an ephemeral loopback port, in front of an in-process Supervisor

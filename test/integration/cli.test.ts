@@ -19,16 +19,18 @@ const LOOP_FIELDS = ['session', 'taskDir', 'taskName', 'status', 'iteration', 'm
   'quotaWaitSince', 'startedAt', 'lastSignalAt', 'owner'];
 
 describe('the command line', () => {
-  it('--help after a command shows the help and runs nothing (demo, run), as --version shows the version', async () => {
+  it("--help after a command shows that command's help and runs nothing (demo, run, hook), as --version shows the version", async () => {
     ws = makeWorkspace();
     const dir = ws.module('helped', { status: 'planning', scenario: { stepSeconds: 0.05 } });
-    const alone = await runCli(ws, ['--help']);
-    expect(alone.code).toBe(0);
-    expect(alone.stdout).toMatch(/autodeck demo/);
-    for (const args of [['demo', '--help'], ['run', dir, ...runFlags(ws), '--help']]) {
-      const r = await runCli(ws, args);
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const overview = await runCli(ws, args);
+      expect(overview.code, args.join(' ')).toBe(0);
+      expect(overview.stdout).toMatch(/^ {2}demo +real loops/m);
+    }
+    for (const [args, name] of [[['demo', '--help'], 'demo'], [['run', dir, ...runFlags(ws), '--help'], 'run'], [['hook', 'stop', '-h'], 'hook'], [['help', 'run'], 'run']] as const) {
+      const r = await runCli(ws, [...args]);
       expect(r.code, args.join(' ')).toBe(0);
-      expect(r.stdout).toBe(alone.stdout);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: autodeck ${name} `));
       expect(r.stderr).toBe('');
     }
     expect(existsSync(ws.db) ? runsOf(ws.db, dir) : []).toEqual([]);
@@ -72,11 +74,26 @@ describe('the command line', () => {
     expect(bad.stderr.trim()).toBe('autodeck: --grace: "abc" is not a number');
   });
 
-  it('refuses an unknown command with exit 2', async () => {
+  it('refuses an unknown command, an unknown flag, a missing value and a stray word with exit 2 and one line', async () => {
     ws = makeWorkspace();
-    const r = await runCli(ws, ['frobnicate']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/unknown command "frobnicate"/);
+    const dir = ws.module('typo', { status: 'planning', scenario: { stepSeconds: 0.05 } });
+    for (const [args, message] of [
+      [['frobnicate'], /^autodeck: unknown command "frobnicate"/],
+      [['stauts'], /^autodeck: unknown command "stauts" \(did you mean status\?\)/],
+      [['run', dir, ...runFlags(ws), '--max-iteratons', '5'], /^autodeck: unknown flag --max-iteratons for run \(did you mean --max-iterations\?\)/],
+      [['run', dir, ...runFlags(ws), '--max-iterations'], /^autodeck: --max-iterations needs a value/],
+      [['new', 'x', '--root', ws.root, '--title'], /^autodeck: --title needs a value/],
+      [['status', 'extra', '--db', ws.db], /^autodeck: status takes no other words \(got "extra"\)/],
+      [['hook'], /^autodeck: hook needs stop or state/],
+    ] as const) {
+      const r = await runCli(ws, [...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    }
+    // nothing was started or created
+    expect(existsSync(ws.db) ? runsOf(ws.db, dir) : []).toEqual([]);
+    expect(existsSync(join(ws.root, 'x'))).toBe(false);
   });
 
   it('status, lookup and log see a live loop from another process', async () => {

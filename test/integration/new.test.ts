@@ -60,7 +60,7 @@ describe('autodeck new', () => {
     mkdirSync(join(ws.root, 'taken'));
     writeFileSync(join(ws.root, 'taken', 'notes.txt'), 'mine');
     const cases: [string[], RegExp][] = [
-      [['new'], /^autodeck new: name the task module: autodeck new NAME \[--title T\]$/],
+      [['new'], /^autodeck: new needs NAME: autodeck new NAME \[flags\]$/],
       [['new', ''], /^autodeck new: the module name is empty$/],
       [['new', '..'], /^autodeck new: a module name is letters, digits/],
       [['new', '.hidden'], /^autodeck new: a module name is letters, digits/],
@@ -68,7 +68,7 @@ describe('autodeck new', () => {
       [['new', '../escape'], /^autodeck new: a module name is one folder name/],
       [['new', 'sp ace'], /^autodeck new: a module name is letters, digits/],
       [['new', 'x'.repeat(65)], /^autodeck new: a module name is at most 64 characters/],
-      [['new', 'a', 'b'], /^autodeck new: one NAME only \(got 2\)/],
+      [['new', 'a', 'b'], /^autodeck: new takes one NAME \(got 2: "a" "b"\)/],
       [['new', 'ok', '--title', 'two\nlines'], /^autodeck new: the title is one line of text/],
       [['new', 'ok', '--title', '  '], /^autodeck new: the title is empty$/],
       [['new', 'taken'], /^autodeck new: AiTasks\/taken already exists; pick another name$/],

@@ -8,7 +8,7 @@ import { ExternalNotifier } from '../../src/notify/external.js';
 import { postNotification, redactUrl, requestFor, runNotifyCommand } from '../../src/notify/deliver.js';
 import { payloadFor, envFor, promptFacts, type NotifyPayload } from '../../src/notify/payload.js';
 import { notificationFor } from '../../src/notify/decide.js';
-import { splitAgentCommand } from '../../src/agent/command.js';
+import { splitAgentCommand } from '../../src/agents/command.js';
 import type { LoopEvent } from '../../src/store/events.js';
 import { waitFor } from '../helpers/wait.js';
 import { makeWorkspace } from '../helpers/workspace.js';

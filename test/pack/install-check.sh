@@ -27,7 +27,8 @@ bin="$work/prefix/bin/autodeck"
 want=$(node -p 'require("./package.json").version')
 got=$(cd "$work" && "${clean[@]}" autodeck --version)
 [ "$got" = "$want" ] || { echo "FAIL: autodeck --version printed '$got', want '$want'"; exit 1; }
-(cd "$work" && "${clean[@]}" autodeck --help) | grep -q 'autodeck run TASK_DIR' || { echo "FAIL: --help"; exit 1; }
+(cd "$work" && "${clean[@]}" autodeck --help) | grep -q 'autodeck help COMMAND' || { echo "FAIL: --help"; exit 1; }
+(cd "$work" && "${clean[@]}" autodeck run --help) | grep -q 'autodeck run TASK_DIR' || { echo "FAIL: run --help"; exit 1; }
 demo_flags=()
 (cd "$work" && "${clean[@]}" autodeck demo --help 2>/dev/null) | grep -q -- '--fast' && demo_flags=(--fast)
 set +e

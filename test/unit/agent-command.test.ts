@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   AgentCommandError, expandAgentArgv, missingProgramMessage, resolveProgram, splitAgentCommand,
-} from '../../src/agent/command.js';
+} from '../../src/agents/command.js';
 
 const base = mkdtempSync(join(tmpdir(), 'autodeck-agent-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -1,30 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { parseWithMeow } from '../../src/cli.js';
+import { parseCommandLine } from '../../src/cli/parse.js';
 import { quickDashboardArgs } from '../../src/dashboardArgs.js';
 
-// The dashboard's flags skip meow (start-up time); whatever the quick parser takes, it must
-// read exactly as meow does, and whatever it cannot read the same it must hand to meow.
+// The dashboard's flags skip the command table (start-up time); whatever the quick parser
+// takes, it must read exactly as the full parser does, and whatever it cannot read the same
+// it must hand to the full parser.
 describe('quickDashboardArgs', () => {
-  const settingsOf = (flags: Record<string, unknown>): Record<string, unknown> =>
-    Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
-
   it.each([
     [[]],
     [['--root', '/a', '--db', '/tmp/x.db']],
     [['--root=/a', '--root', '/b', '--agent', 'node sim.js {taskDir}']],
     [['--heartbeat', '5', '--heartbeat', '9', '--max-iterations=7']],
-  ])('reads %j as meow does', async (argv) => {
+  ])('reads %j as the full parser does', async (argv) => {
     const quick = await quickDashboardArgs(argv);
     expect(quick).toBeDefined();
-    const meow = await parseWithMeow(argv);
-    expect(quick!.input).toEqual(meow.input);
-    expect(settingsOf(quick!.flags)).toEqual(settingsOf(meow.flags));
+    const full = parseCommandLine(argv);
+    expect(full).toMatchObject({ kind: 'command', command: undefined, args: [] });
+    expect(quick!.input).toEqual([]);
+    expect(quick!.flags).toEqual(full.kind === 'command' ? full.flags : undefined);
   });
 
   it.each([
-    [['demo']], [['status', '--json']], [['--help']], [['--version']], [['--json']], [['--root']],
+    [['demo']], [['status', '--json']], [['--help']], [['-h']], [['--version']], [['--json']], [['--root']],
     [['--root', '--db', 'x']], [['--max-cost', '-1']], [['--root', '']], [['--bogus', '1']], [['--root', 'a', 'extra']],
-  ])('hands %j to meow', async (argv) => {
+  ])('hands %j to the full parser', async (argv) => {
     expect(await quickDashboardArgs(argv)).toBeUndefined();
   });
 });

@@ -1,13 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import meow from 'meow';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  SETTINGS_TABLE, controlKeyByte, formatSettingError, meowFlags, repeatable, lastWins, resolveSettings, settingsHelp,
+  SETTINGS_TABLE, controlKeyByte, formatSettingError, resolveSettings,
   type SettingError, type Settings,
 } from '../../src/config/settings.js';
 import { gitTopLevel } from '../../src/paths.js';
+import { parseCommandLine } from '../../src/cli/parse.js';
+import { settingsHelp } from '../../src/cli/help.js';
 
 const base = mkdtempSync(join(tmpdir(), 'autodeck-settings-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -309,7 +310,7 @@ describe('paths: roots, db, agentCwd', () => {
     const ws = workspace();
     expect(ws.resolve({ root: ['tasks', '/abs/t'] }).value.roots).toEqual([join(ws.cwd, 'tasks'), '/abs/t']);
     expect(ws.resolve({ root: 'one' }).value.roots).toEqual([join(ws.cwd, 'one')]);
-    expect(ws.resolve({ root: [] }).value.roots).toEqual([join(ws.project, 'AiTasks')]); // meow's "not given"
+    expect(ws.resolve({ root: [] }).value.roots).toEqual([join(ws.project, 'AiTasks')]); // an empty list is "not given"
   });
 
   it('splits env roots on the path delimiter, against cwd', () => {
@@ -434,14 +435,16 @@ describe('notify', () => {
 });
 
 describe('command line', () => {
-  it('meow parses the table flags into what resolveSettings takes', () => {
-    const cli = meow({
-      importMeta: import.meta,
-      argv: ['run', 'T', '--max-iterations', '5', '--timeout', '0.05', '--root', 'a', '--root', 'b', '--agent', 'node "x y.js" {taskDir}', '--json'],
-      flags: { ...meowFlags(), json: { type: 'boolean' } },
-    });
+  const flagsOf = (argv: string[]): Record<string, unknown> => {
+    const line = parseCommandLine(argv);
+    if (line.kind !== 'command') throw new Error(`not a command: ${line.kind}`);
+    return line.flags;
+  };
+
+  it('the parser reads the table flags into what resolveSettings takes', () => {
+    const flags = flagsOf(['run', 'T', '--max-iterations', '5', '--timeout', '0.05', '--root', 'a', '--root', 'b', '--agent', 'node "x y.js" {taskDir}', '--json']);
     const ws = workspace();
-    const r = resolveSettings({ flags: cli.flags, env: ws.env, cwd: ws.cwd });
+    const r = resolveSettings({ flags, env: ws.env, cwd: ws.cwd });
     expect(r.errors).toEqual([]);
     expect(r.value).toMatchObject({
       maxIterations: 5, timeoutMinutes: 0.05, roots: [join(ws.cwd, 'a'), join(ws.cwd, 'b')],
@@ -450,14 +453,7 @@ describe('command line', () => {
   });
 
   it('a flag given twice: the last wins silently; --root keeps every value; an absent flag stays absent', () => {
-    const declared = { ...meowFlags(), json: { type: 'boolean' }, last: { type: 'string' } } as const;
-    const cli = meow({
-      importMeta: import.meta,
-      argv: ['run', 'T', '--grace', '5', '--grace', '9', '--root', 'a', '--root', 'b', '--json', '--json', '--max-iterations', '3'],
-      booleanDefault: undefined,
-      flags: repeatable(declared),
-    });
-    const flags = lastWins(cli.flags, declared);
+    const flags = flagsOf(['run', 'T', '--grace', '5', '--grace', '9', '--root', 'a', '--root', 'b', '--json', '--json', '--max-iterations', '3']);
     expect(flags).toMatchObject({ grace: '9', root: ['a', 'b'], json: true, maxIterations: '3' });
     expect(flags).not.toHaveProperty('last');
     expect(flags).not.toHaveProperty('timeout');
@@ -466,15 +462,13 @@ describe('command line', () => {
   });
 
   it('has a flag, env name and help line for every setting', () => {
-    const flags = meowFlags();
     const help = settingsHelp();
     for (const row of SETTINGS_TABLE) {
-      expect(flags[row.flagKey]?.type).toBe('string');
+      expect(flagsOf(['status', row.flag, 'x'])[row.flagKey]).toEqual(row.kind.multiple ? ['x'] : 'x');
       expect(row.env).toMatch(/^AUTODECK_[A-Z_]+$/);
       expect(help).toContain(`${row.flag} `);
       expect(help).toContain(row.env);
     }
-    expect(flags.root).toEqual({ type: 'string', isMultiple: true });
     expect(SETTINGS_TABLE.find((r) => r.name === 'timeoutMinutes')?.env).toBe('AUTODECK_TIMEOUT_MINUTES');
   });
 });

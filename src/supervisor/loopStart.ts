@@ -1,0 +1,93 @@
+import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agents/command.js';
+import { gitTopLevel } from '../paths.js';
+import type { LoopEvent } from '../store/events.js';
+import type { LoopRow } from '../store/loops.js';
+import { sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
+import { injectedHookCommands } from '../hooks/commands.js';
+import { readUserSettingsArg } from '../agents/userSettingsArg.js';
+import { profileForProgram, type AgentProfile } from '../config/schema.js';
+
+/** Why a loop was not started; `kind` picks the exit code (usage 2, conflict 3). */
+export class StartRefused extends Error {
+  constructor(readonly kind: 'usage' | 'conflict' | 'failed', message: string) {
+    super(message);
+    this.name = 'StartRefused';
+  }
+}
+
+export interface StartOptions {
+  maxIterations?: number;
+  timeoutMinutes?: number;
+  /** The session id a caller chose; the derived name when left out. */
+  session?: string;
+  /** Refuse (StartRefused 'failed') instead of replacing a loop that failed and needs a person. */
+  refuseFailed?: boolean;
+}
+
+/** What a new start says of the failed loop it replaces (in its `started` event). */
+export interface ReplacedFailed {
+  why: string;
+  iteration: number;
+  restartCount: number;
+  startedAt: string | undefined;
+}
+
+export function failedSummary(row: LoopRow, lastEvents: readonly LoopEvent[]): ReplacedFailed {
+  const failed = [...lastEvents].reverse().find((e) => e.kind === 'failed');
+  const message = typeof failed?.detail.message === 'string' ? failed.detail.message : undefined;
+  const why = message ?? (row.stopReason ? `stop reason ${row.stopReason}` : `after ${row.restartCount} restarts`);
+  return { why, iteration: row.iteration, restartCount: row.restartCount, startedAt: row.startedAt ?? undefined };
+}
+
+/** The refusal of a start a running loop is in the way of; `asked`: the module that wanted a session another module's loop holds. */
+export function conflictRefusal(existing: LoopRow, asked?: string): StartRefused {
+  const owner = existing.ownerPid ? ` by autodeck pid ${existing.ownerPid} on ${existing.ownerHost}` : '';
+  const name = existing.taskName || existing.taskDir;
+  if (asked !== undefined) {
+    return new StartRefused('conflict', `${asked}: session ${existing.session} is taken: a loop on ${name} is already ${existing.status} in it${owner}`);
+  }
+  return new StartRefused('conflict', `${name}: a loop is already ${existing.status} in session ${existing.session}${owner}`);
+}
+
+/**
+ * A Claude Code agent's argv with autodeck's `--settings` (its hooks, the protocol's
+ * permissions), merged into the user's own `--settings` when the command has one.
+ */
+function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cwd: string): string[] {
+  const ours = sessionSettings({ taskDir, mode, hooks: injectedHookCommands() });
+  try {
+    return withSessionSettings(argv, ours, (value) => readUserSettingsArg(value, cwd));
+  } catch (err) {
+    throw new StartRefused('usage', `the agent command's --settings: ${(err as Error).message}`);
+  }
+}
+
+/** How a new loop's agent is started. */
+export interface AgentLaunch {
+  /** The command as the user's settings name it (its program resolved). */
+  argv: string[];
+  /** What runs: with autodeck's hooks for Claude Code. */
+  agentArgv: string[];
+  cwd: string;
+  mode: 'signal' | 'hook';
+  hooksInjected: boolean;
+}
+
+/** The agent command of a new loop on `module`; throws StartRefused when its program is missing. */
+export function agentLaunch(
+  settings: { agent: string[]; agentCwd?: string | undefined; agentProfile: AgentProfile; mode?: 'signal' | 'hook' },
+  module: { dir: string; name: string; root: string },
+  session: string,
+  env: NodeJS.ProcessEnv,
+): AgentLaunch {
+  const argv = expandAgentArgv(settings.agent, { taskDir: module.dir, taskName: module.name, session, root: module.root });
+  const cwd = settings.agentCwd ?? gitTopLevel(module.dir) ?? module.dir;
+  const program = argv[0] ? resolveProgram(argv[0], env, cwd) : undefined;
+  if (!program) throw new StartRefused('usage', missingProgramMessage(argv[0] ?? ''));
+  argv[0] = program;
+  const mode = settings.mode ?? 'signal';
+  // Only Claude Code itself takes --settings: a wrapper or the simulator read as the claude profile must not get it.
+  const hooksInjected = settings.agentProfile === 'claude' && profileForProgram(program) === 'claude';
+  const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
+  return { argv, agentArgv, cwd, mode, hooksInjected };
+}
