@@ -236,6 +236,7 @@ export class Loop {
     const reason = this.governor.watchSpend();
     if (reason) this.requestStop(reason);
     if (this.stopping || this.over) return;
+    this.agent.noteProcesses();
     this.watchdog.beat();
   }
 

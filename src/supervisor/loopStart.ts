@@ -62,6 +62,17 @@ function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cw
   }
 }
 
+/**
+ * A Codex agent's argv with `--no-daemon`: without it the interactive CLI starts (or joins)
+ * a shared background server, `codex app-server --managed-daemon` in a session of its own,
+ * that outlives the agent and the loop. Left as it is when the command names a server
+ * itself (`--remote`) or already says so, or is not Codex itself (a wrapper read as codex).
+ */
+export function codexArgv(argv: string[]): string[] {
+  if (profileForProgram(argv[0] ?? '') !== 'codex' || argv.includes('--no-daemon') || argv.some((a) => a === '--remote' || a.startsWith('--remote='))) return argv;
+  return [argv[0]!, '--no-daemon', ...argv.slice(1)];
+}
+
 /** How a new loop's agent is started. */
 export interface AgentLaunch {
   /** The command as the user's settings name it (its program resolved). */
@@ -88,6 +99,6 @@ export function agentLaunch(
   const mode = settings.mode ?? 'signal';
   // Only Claude Code itself takes --settings: a wrapper or the simulator read as the claude profile must not get it.
   const hooksInjected = settings.agentProfile === 'claude' && profileForProgram(program) === 'claude';
-  const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : argv;
+  const agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd) : settings.agentProfile === 'codex' ? codexArgv(argv) : argv;
   return { argv, agentArgv, cwd, mode, hooksInjected };
 }
