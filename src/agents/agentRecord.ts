@@ -12,11 +12,20 @@ export interface AgentRecord {
    * cannot tell (the screen decides).
    */
   state: 'busy' | 'idle' | undefined;
+  /** When what `state` rests on was written (wall clock, ms): an answer typed since is newer news. */
+  at?: number | undefined;
   /** The tool call the turn is on (its whole command, as the model sent it), if one is open. */
   request?: ApprovalRequest | undefined;
   /** The usage-limit stop the last turn ended with, and when it was written (wall clock, ms). */
   quota?: { line: string; atMs: number } | undefined;
 }
+
+/**
+ * How long an agent process is taken as starting up (busy) while it has written no file yet:
+ * the CLI draws its empty prompt before it takes the prompt it was started with, and
+ * typing into it then would queue a second one. After this, the screen decides.
+ */
+export const STARTUP_MS = 30_000;
 
 /** One agent's files: where they are is found again at each look (a restart writes a new one). */
 export interface AgentFiles {

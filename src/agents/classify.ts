@@ -14,6 +14,8 @@ export interface Classification {
   command?: string;
   /** A dialog of the profile's own that autodeck answers (dialogs.ts): at once, or when a quota wait probes. */
   dialog?: DialogAnswer;
+  /** What sits typed on the input line, not sent (or the input's placeholder), when anything does. */
+  typed?: string;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface Classification {
  */
 export function classifyScreen(profile: Profile, lines: readonly string[]): Classification {
   const regions = findRegions(lines, profile.layout);
-  const c = byKind(profile, regions);
+  const c = regions.typed ? { ...byKind(profile, regions), typed: regions.typed } : byKind(profile, regions);
   const dialog = profile.dialogs ? dialogAnswer(profile.dialogs, lastLines(regions.screen, DIALOG_LINES)) : undefined;
   if (!dialog) return c;
   // a dialog answered at once is what the screen waits on, unless a quota stop is there too (its wait comes first)

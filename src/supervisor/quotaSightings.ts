@@ -12,10 +12,10 @@ const FORGET_MS = 30 * 60_000;
  * turns into tomorrow's. Keyed by the message's line and reset clause.
  */
 export class QuotaSightings {
-  private readonly sightings = new Map<string, { first: number; last: number }>();
+  private readonly sightings = new Map<string, { first: number; last: number; waited?: boolean }>();
 
   seen(c: Pick<Classification, 'quotaLine' | 'quotaReset'>, wall: number): number {
-    const key = `${c.quotaLine ?? ''}\n${c.quotaReset ?? ''}`;
+    const key = keyOf(c);
     const s = this.sightings.get(key);
     if (s && wall - s.last < FORGET_MS) {
       s.last = wall;
@@ -26,4 +26,17 @@ export class QuotaSightings {
     if (this.sightings.size > KEEP) this.sightings.delete(this.sightings.keys().next().value!);
     return wall;
   }
+
+  /** A wait on this message ran to its reset: the message is history from now on. */
+  waitedOut(c: Pick<Classification, 'quotaLine' | 'quotaReset'>): void {
+    const s = this.sightings.get(keyOf(c));
+    if (s) s.waited = true;
+  }
+
+  /** Whether a wait on this message already ran to its reset (the agent has not taken the continuation yet). */
+  wasWaitedOut(c: Pick<Classification, 'quotaLine' | 'quotaReset'>): boolean {
+    return this.sightings.get(keyOf(c))?.waited === true;
+  }
 }
+
+const keyOf = (c: Pick<Classification, 'quotaLine' | 'quotaReset'>): string => `${c.quotaLine ?? ''}\n${c.quotaReset ?? ''}`;

@@ -96,6 +96,10 @@ export class Watchdog {
   private readonly dialogs: DialogAnswers;
   /** When each quota message was first seen: its clock time is the next one after that. */
   private readonly quotaSightings = new QuotaSightings();
+  /** When autodeck last typed a continuation (wall clock): the agent's record from before it is stale. */
+  private typedAt = -Infinity;
+  /** The quota message the wait under way began on. */
+  private waitedOn: Classification | undefined;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -267,12 +271,14 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const record = this.host.agentRecord?.();
+    const record = this.freshRecord();
     const look = withRecordQuota(this.look(session), record);
     const hookState = this.host.agentState?.();
     const seen = withHookState(look, hookState ?? record?.state, this.profile, hookState ? 'hook' : 'session');
     const { hash, answer, source } = seen;
-    const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
+    // a limit already waited out, still on screen until the agent takes the continuation: history
+    const current = seen.classification.kind === 'quota' && this.quotaSightings.wasWaitedOut(seen.classification) ? { kind: 'idle' as const } : seen.classification;
+    const classification = this.startCommandUnknown(current) ? current : orIdle(current);
     if (this.decideFirst(look, hash, now, record)) return;
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
@@ -291,6 +297,8 @@ export class Watchdog {
     // A recovery the stall count did not call for: the step timeout decided it.
     const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
+    if (action.type === 'enter_quota') this.waitedOn = classification;
+    if (action.type === 'quota_resume' && action.why === 'reset time passed' && this.waitedOn) this.quotaSightings.waitedOut(this.waitedOn);
     this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source, before.quota);
     if (action.type === 'none' && !this.state.quota && !session.exited) {
       if (this.hungWatch.beat(now, classification.kind === 'busy', this.lastLook?.banner) === 'restarted') this.lastLook = undefined;
@@ -380,6 +388,17 @@ export class Watchdog {
     }
   }
 
+  /**
+   * What the agent's own files say, unless it was written before autodeck last typed to it:
+   * a turn's end recorded before a continuation is history once the continuation is sent
+   * (the CLI writes its next turn's start a moment later than its screen shows it).
+   */
+  private freshRecord(): AgentRecord | undefined {
+    const record = this.host.agentRecord?.();
+    if (!record || record.at === undefined || record.at >= this.typedAt) return record;
+    return { state: undefined };
+  }
+
   /** The keys of the quota dialog on screen that tries again, when the profile has one. */
   private quotaRetryKeys(): { name: string; keys: string[] } | undefined {
     const dialog = this.lastLook?.classification.dialog;
@@ -395,7 +414,11 @@ export class Watchdog {
   }
 
   private typeContinuation(session: Session): void {
-    this.sendKeys(session, [this.profile.continuationMessage, '\r']);
+    this.typedAt = this.wall();
+    // typed before and still on the input line (its Enter lost, or not taken yet): Enter alone
+    const message = this.profile.continuationMessage;
+    const typed = this.lastLook?.classification.typed;
+    this.sendKeys(session, typed?.endsWith(message) ? ['\r'] : [message, '\r']);
   }
 
   private resumeQuota(why: string, typeContinuation: boolean): void {

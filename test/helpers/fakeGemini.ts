@@ -45,7 +45,7 @@ export type GeminiStep =
   /** Text; `pause` stops the stream after `afterChars` characters for `ms`. */
   | ({ text: string; pause?: { afterChars: number; ms: number } } & Answered)
   /** A function call (`run_shell_command`, `write_file`, …) with its args. */
-  | ({ call: { name: string; args: Record<string, unknown> }; text?: string } & Answered)
+  | ({ call: { name: string; args: Record<string, unknown> }; text?: string; pause?: { afterChars: number; ms: number } } & Answered)
   /** A Google API error for `times` main-turn requests in a row (default 1), or every one until `untilMs` (wall clock). */
   | { quota: GeminiQuota; times?: number; untilMs?: number; delayMs?: number };
 
@@ -69,6 +69,11 @@ export interface FakeGemini {
 
 export interface FakeGeminiOptions {
   defaultText?: string;
+  /**
+   * Looked at before each main turn: a text it returns is the answer, and the rest of the
+   * script is dropped (a model that reads the stop file and stops).
+   */
+  stopWhen?: (body: Record<string, unknown>) => string | undefined;
   verbose?: boolean;
 }
 
@@ -128,6 +133,8 @@ export async function startFakeGemini(script: GeminiStep[] = [], opts: FakeGemin
       return sendJson(res, 404, { error: { code: 404, message: `fake: no method ${method}`, status: 'NOT_FOUND' } });
     }
     mainTurns++;
+    const stopText = opts.stopWhen?.(body);
+    if (stopText !== undefined) queue.length = 0;
     // a limit that has lifted: the next step answers
     while (queue[0] && 'quota' in queue[0] && queue[0].untilMs !== undefined && Date.now() >= queue[0].untilMs) queue.shift();
     const step = queue[0];
@@ -145,8 +152,8 @@ export async function startFakeGemini(script: GeminiStep[] = [], opts: FakeGemin
     const usage = { ...DEFAULT_GEMINI_USAGE, ...(step && 'usage' in step ? step.usage : {}) };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (value: unknown) => res.write(`data: ${JSON.stringify(value)}\r\n\r\n`);
-    const text = !step ? opts.defaultText ?? 'Done.' : 'text' in step ? step.text : undefined;
-    const call = step && 'call' in step ? step.call : undefined;
+    const text = stopText ?? (!step ? opts.defaultText ?? 'Done.' : 'text' in step ? step.text : undefined);
+    const call = stopText === undefined && step && 'call' in step ? step.call : undefined;
     if (text !== undefined) {
       const pause = step && 'pause' in step ? step.pause : undefined;
       const cut = pause ? Math.min(pause.afterChars, text.length) : text.length;

@@ -47,7 +47,7 @@ export type OpenAIStep =
    * A shell command through Codex's `exec_command` tool; `escalate` asks to run it outside
    * the sandbox, which Codex puts to the user as an approval prompt.
    */
-  | ({ exec: { cmd: string; escalate?: boolean; justification?: string; workdir?: string }; text?: string } & Answered)
+  | ({ exec: { cmd: string; escalate?: boolean; justification?: string; workdir?: string }; text?: string; pause?: { afterChars: number; ms: number } } & Answered)
   /**
    * HTTP 429 `usage_limit_reached` with its reset (epoch seconds), for `times` requests
    * (default 1), or for every request until the reset when `untilReset` is set.
@@ -80,6 +80,11 @@ export interface FakeOpenAI {
 
 export interface FakeOpenAIOptions {
   defaultText?: string;
+  /**
+   * Looked at before each main turn: a text it returns is the answer, and the rest of the
+   * script is dropped (a model that reads the stop file and stops).
+   */
+  stopWhen?: (body: Record<string, unknown>) => string | undefined;
   window?: UsageWindow;
   model?: string;
   verbose?: boolean;
@@ -138,6 +143,12 @@ export async function startFakeOpenAI(script: OpenAIStep[] = [], opts: FakeOpenA
       return streamText(res, id('resp'), typeof body.model === 'string' ? body.model : 'gpt-5.1-codex', meta.thread_source === 'thread_title' ? 'Fake task' : 'OK');
     }
     mainTurns++;
+    const stopText = opts.stopWhen?.(body);
+    if (stopText !== undefined) {
+      queue.length = 0;
+      log({ method: 'POST', path, kind: 'main', answer: 'stop', body });
+      return streamText(res, id('resp'), typeof body.model === 'string' ? body.model : 'gpt-5.1-codex', stopText);
+    }
     // a limit that has lifted: the next step answers
     while (queue[0] && 'usageLimit' in queue[0] && queue[0].untilReset && Date.now() >= queue[0].usageLimit.resetsAt * 1000) queue.shift();
     // Take the step before any delay, so a request arriving meanwhile gets the next one.

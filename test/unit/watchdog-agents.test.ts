@@ -74,6 +74,28 @@ describe('Codex: an answer that pauses mid-stream', () => {
   });
 });
 
+describe('Codex: a record older than the continuation', () => {
+  it('is history: the screen decides until the next turn is written', () => {
+    const ended = Date.parse('2026-11-27T19:00:00Z');
+    const r = rig(screenOf('codex/0.171.0/idle-after-turn.txt'), { profile: 'codex', start: '2026-11-27T19:00:01Z', record: () => ({ state: 'idle', at: ended }) });
+    for (let i = 0; i < 3; i++) r.beat();
+    expect(r.writes).toEqual([PROFILES.codex.continuationMessage, '\r']);
+    // Codex shows its status line; its rollout has not caught up yet
+    r.show(screenOf('codex/0.171.0/busy-working.txt'));
+    for (let i = 0; i < 6; i++) r.beat();
+    expect(r.writes).toHaveLength(2);
+  });
+});
+
+describe('a continuation still on the input line', () => {
+  it('is sent with Enter alone, not typed again', () => {
+    const lines = screenOf('codex/0.171.0/idle-after-turn.txt').map((l) => (l.startsWith('› Ask Codex') ? `› ${PROFILES.codex.continuationMessage}` : l));
+    const r = rig(lines, { profile: 'codex', start: '2026-11-27T19:00:00Z', record: () => ({ state: 'idle' }) });
+    for (let i = 0; i < 3; i++) r.beat();
+    expect(r.writes).toEqual(['\r']);
+  });
+});
+
 describe('Codex: a usage limit that lifts', () => {
   // the capture's message says `try again at 8:01 PM`; the limit was hit a little before
   const limited = screenOf('codex/0.171.0/usage-limit.txt');
@@ -94,10 +116,9 @@ describe('Codex: a usage limit that lifts', () => {
     r.beat();
     expect(r.kinds().filter((k) => k === 'quota_resume')).toHaveLength(1);
     expect(r.writes.slice(1)).toEqual([PROFILES.codex.continuationMessage, '\r']);
-    // the agent is slow to take it: the old message, read again past its time, is no new day-long wait
+    // the agent is slow to take it: the old message, still the newest line, is waited out, no new wait
     for (let i = 0; i < 6; i++) r.beat();
-    const waits = r.events.filter((e) => e.kind === 'quota_wait' && !e.detail.probe);
-    for (const w of waits) expect(Date.parse(String(w.detail.resetAt)) - r.now()).toBeLessThan(5 * 60_000);
+    expect(r.events.filter((e) => e.kind === 'quota_wait' && !e.detail.probe)).toHaveLength(1);
     // then the new turn: the old line is history
     r.show(after);
     const before = r.events.length;

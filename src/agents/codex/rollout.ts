@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ApprovalRequest } from '../../policy/parse.js';
 import { printableLine } from '../../policy/printable.js';
 import type { MessageUsage } from '../../spend/usage.js';
-import type { AgentFiles, AgentRecord, UsageParser } from '../agentRecord.js';
+import { STARTUP_MS, type AgentFiles, type AgentRecord, type UsageParser } from '../agentRecord.js';
 import { isRecord, JsonlFollower, num, str } from '../jsonlFollower.js';
 import { openFilesOf } from '../procFiles.js';
 import { findQuotaMessage } from '../quota.js';
@@ -109,6 +109,8 @@ interface OpenCall {
 /** The state of one rollout, entry by entry. Pure over the entries it is given. */
 export class RolloutState {
   state: AgentRecord['state'];
+  /** When the newest turn event was written. */
+  at: number | undefined;
   quota: AgentRecord['quota'];
   private readonly open = new Map<string, OpenCall>();
 
@@ -121,9 +123,11 @@ export class RolloutState {
       if (e.type === 'event_msg') {
         if (kind === 'task_started') {
           this.state = 'busy';
+          this.at = Number.isFinite(at) ? at : undefined;
           this.quota = undefined;
         } else if (kind === 'task_complete' || kind === 'turn_aborted') {
           this.state = 'idle';
+          this.at = Number.isFinite(at) ? at : undefined;
           this.open.clear();
           this.quota = kind === 'task_complete' ? quotaOf(payload.error, at) : undefined;
         } else if (kind === 'error') {
@@ -242,6 +246,8 @@ export class CodexFiles implements AgentFiles {
   private state = new RolloutState();
   private lookedAt = -Infinity;
   private lookedFor: number | undefined;
+  /** The agent process first asked about, and when (its start-up, as far as this reader knows). */
+  private agent: { pid: number | undefined; since: number } | undefined;
 
   constructor(private readonly opts: CodexFilesOptions) {}
 
@@ -251,8 +257,11 @@ export class CodexFiles implements AgentFiles {
   };
 
   record(pid: number | undefined): AgentRecord | undefined {
+    const now = (this.opts.now ?? Date.now)();
+    const agent = this.agent !== undefined && this.agent.pid === pid ? this.agent : (this.agent = { pid, since: now });
     const path = this.locate(pid);
-    if (!path) return undefined;
+    // no rollout yet: a turn starts only once the CLI takes its first prompt
+    if (!path) return now - agent.since < STARTUP_MS ? { state: 'busy' } : undefined;
     if (path !== this.path || !this.follower) {
       this.path = path;
       this.follower = new JsonlFollower(path);
@@ -261,7 +270,7 @@ export class CodexFiles implements AgentFiles {
     const { entries, restarted } = this.follower.update();
     if (restarted) this.state = new RolloutState();
     this.state.take(entries);
-    return { state: this.state.state, request: this.state.request(), quota: this.state.quota };
+    return { state: this.state.state, at: this.state.at, request: this.state.request(), quota: this.state.quota };
   }
 
   private locate(pid: number | undefined): string | undefined {

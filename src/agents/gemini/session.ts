@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MessageUsage } from '../../spend/usage.js';
-import type { AgentFiles, AgentRecord, UsageParser } from '../agentRecord.js';
+import { STARTUP_MS, type AgentFiles, type AgentRecord, type UsageParser } from '../agentRecord.js';
 import { isRecord, JsonlFollower, num, str } from '../jsonlFollower.js';
 
 /**
@@ -90,6 +90,8 @@ function headerHash(path: string): string | undefined {
 /** The type of the newest message, line by line (a `$set` of `messages` replaces them all). */
 export class SessionState {
   last: string | undefined;
+  /** When the newest message was written. */
+  at: number | undefined;
 
   take(entries: readonly Record<string, unknown>[]): void {
     for (const e of entries) {
@@ -102,7 +104,11 @@ export class SessionState {
         continue;
       }
       const type = str(e.type);
-      if (type && str(e.id)) this.last = type;
+      if (type && str(e.id)) {
+        this.last = type;
+        const at = Date.parse(str(e.timestamp) ?? '');
+        this.at = Number.isFinite(at) ? at : this.at;
+      }
     }
   }
 
@@ -136,6 +142,8 @@ export class GeminiFiles implements AgentFiles {
   private follower: JsonlFollower | undefined;
   private state = new SessionState();
   private lookedAt = -Infinity;
+  /** The agent process first asked about, and when (its start-up, as far as this reader knows). */
+  private agent: { pid: number | undefined; since: number } | undefined;
 
   constructor(private readonly opts: GeminiFilesOptions) {}
 
@@ -144,8 +152,9 @@ export class GeminiFiles implements AgentFiles {
     parser: (): UsageParser => new SessionUsage(),
   };
 
-  record(): AgentRecord | undefined {
+  record(pid?: number): AgentRecord | undefined {
     const now = (this.opts.now ?? Date.now)();
+    const agent = this.agent !== undefined && this.agent.pid === pid ? this.agent : (this.agent = { pid, since: now });
     if (!this.path || now - this.lookedAt >= LOCATE_EVERY_MS) {
       this.lookedAt = now;
       const found = findSessions(this.opts)[0];
@@ -155,10 +164,11 @@ export class GeminiFiles implements AgentFiles {
         this.state = new SessionState();
       }
     }
-    if (!this.follower) return undefined;
+    // no session file yet: the CLI writes it when it takes its first prompt
+    if (!this.follower) return now - agent.since < STARTUP_MS ? { state: 'busy' } : undefined;
     const { entries, restarted } = this.follower.update();
     if (restarted) this.state = new SessionState();
     this.state.take(entries);
-    return { state: this.state.state };
+    return { state: this.state.state, at: this.state.at };
   }
 }
