@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodexFiles, findRollouts, RolloutState, RolloutUsage } from '../../src/agents/codex/rollout.js';
 import { GeminiFiles, SessionState, SessionUsage } from '../../src/agents/gemini/session.js';
+import { STARTUP_MS } from '../../src/agents/agentRecord.js';
 import { JsonlFollower } from '../../src/agents/jsonlFollower.js';
 import { parseResetTime } from '../../src/agents/resetTime.js';
 import type { MessageUsage } from '../../src/spend/usage.js';
@@ -84,6 +85,8 @@ describe("Codex's rollout", () => {
   });
 });
 
+const isRecordOf = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
 describe("Gemini CLI's session file", () => {
   it('busy while the newest message is the user\'s; the screen decides otherwise', () => {
     const all = entries('gemini-0.61.0-turn.jsonl');
@@ -92,6 +95,22 @@ describe("Gemini CLI's session file", () => {
     s.take(all.slice(0, user + 1));
     expect(s.state).toBe('busy');
     s.take(all.slice(user + 1));
+    expect(s.state).toBeUndefined();
+  });
+
+  it('the session context it starts every conversation with is no prompt: not busy at start, nor after the chat is reset', () => {
+    const all = entries('gemini-0.61.0-approvals.jsonl');
+    const setup = all.findIndex((e) => isRecordOf(e.$set) && Array.isArray(e.$set.messages));
+    expect(setup).toBeGreaterThan(0);
+    const s = new SessionState();
+    s.take(all.slice(0, setup + 1));
+    expect(s.last).toBeUndefined();
+    expect(s.state).toBeUndefined();
+    // a turn, then the chat reset to its context alone (as after a cancelled request): the screen decides again
+    s.take([{ id: 'u', type: 'user', timestamp: '2026-11-27T23:17:44.075Z', content: [{ text: 'go' }] }]);
+    expect(s.state).toBe('busy');
+    const context = (all[setup]!.$set as { messages: unknown[] }).messages;
+    s.take([{ id: 'c', type: 'user', timestamp: '2026-11-27T23:17:47.023Z', content: (context[0] as { content: unknown }).content }, { $set: { messages: context } }]);
     expect(s.state).toBeUndefined();
   });
 
@@ -143,12 +162,16 @@ describe('finding the files of a loop', () => {
       const file = join(chats, 'session-2026-11-27T19-49-abc.jsonl');
       writeFileSync(file, `${JSON.stringify({ sessionId: 's', projectHash: hash, kind: 'main' })}\n`);
       writeFileSync(join(chats, 'session-2026-11-27T19-50-other.jsonl'), `${JSON.stringify({ sessionId: 't', projectHash: 'f'.repeat(64) })}\n`);
-      const files = new GeminiFiles({ geminiHome: base, cwd, sinceMs: Date.now() - 60_000 });
-      expect(files.record()).toMatchObject({ state: undefined });
+      let clock = Date.now();
+      const files = new GeminiFiles({ geminiHome: base, cwd, sinceMs: Date.now() - 60_000, now: () => clock });
+      // the header alone, written as the CLI starts: still starting up (busy) until its first message, then the screen decides
+      expect(files.record(7)).toMatchObject({ state: 'busy' });
+      clock += STARTUP_MS;
+      expect(files.record(7)).toMatchObject({ state: undefined });
       appendFileSync(file, `${JSON.stringify({ id: 'u1', type: 'user', content: [{ text: 'go' }] })}\n`);
-      expect(files.record()).toMatchObject({ state: 'busy' });
+      expect(files.record(7)).toMatchObject({ state: 'busy' });
       appendFileSync(file, `${JSON.stringify({ id: 'g1', type: 'gemini', content: 'done', tokens: { input: 1000, output: 50, cached: 400, thoughts: 20, tool: 0 }, model: 'gemini-2.5-pro', timestamp: new Date().toISOString() })}\n`);
-      expect(files.record()).toMatchObject({ state: undefined });
+      expect(files.record(7)).toMatchObject({ state: undefined });
       // spend through the meter: 1000 in (400 of them cached), 50 + 20 out, priced
       const meter = new SpendMeter(undefined, Date.now() - 60_000, undefined, undefined, files.spend);
       const spend = meter.read()!;

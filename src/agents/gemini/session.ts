@@ -87,6 +87,16 @@ function headerHash(path: string): string | undefined {
   }
 }
 
+/**
+ * The context the CLI puts first in every conversation (`<session_context>` …), as a `user`
+ * message, when it starts and again when its chat is reset: no prompt, no turn.
+ */
+function isSetup(m: Record<string, unknown>): boolean {
+  if (m.type !== 'user' || !Array.isArray(m.content)) return false;
+  const first = (m.content as unknown[])[0];
+  return isRecord(first) && typeof first.text === 'string' && first.text.trimStart().startsWith('<session_context>');
+}
+
 /** The type of the newest message, line by line (a `$set` of `messages` replaces them all). */
 export class SessionState {
   last: string | undefined;
@@ -98,13 +108,15 @@ export class SessionState {
       if (isRecord(e.$set)) {
         const messages = e.$set.messages;
         if (Array.isArray(messages)) {
-          const m = messages.at(-1) as unknown;
+          const m = (messages as unknown[]).filter((x) => !isRecord(x) || !isSetup(x)).at(-1);
           this.last = isRecord(m) ? str(m.type) : undefined;
+          const at = isRecord(m) ? Date.parse(str(m.timestamp) ?? '') : NaN;
+          this.at = Number.isFinite(at) ? at : undefined;
         }
         continue;
       }
       const type = str(e.type);
-      if (type && str(e.id)) {
+      if (type && str(e.id) && !isSetup(e)) {
         this.last = type;
         const at = Date.parse(str(e.timestamp) ?? '');
         this.at = Number.isFinite(at) ? at : this.at;
@@ -164,11 +176,13 @@ export class GeminiFiles implements AgentFiles {
         this.state = new SessionState();
       }
     }
-    // no session file yet: the CLI writes it when it takes its first prompt
-    if (!this.follower) return now - agent.since < STARTUP_MS ? { state: 'busy' } : undefined;
+    const starting = now - agent.since < STARTUP_MS;
+    if (!this.follower) return starting ? { state: 'busy' } : undefined;
     const { entries, restarted } = this.follower.update();
     if (restarted) this.state = new SessionState();
     this.state.take(entries);
+    // the CLI writes the file's header as it starts, its first message only once it takes the prompt it was started with
+    if (this.state.last === undefined && starting) return { state: 'busy' };
     return { state: this.state.state, at: this.state.at };
   }
 }
