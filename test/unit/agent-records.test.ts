@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CodexFiles, findRollouts, RolloutState, RolloutUsage } from '../../src/agents/codex/rollout.js';
-import { GeminiFiles, SessionState, SessionUsage } from '../../src/agents/gemini/session.js';
+import { ANSWER_SETTLE_MS, GeminiFiles, SessionState, SessionUsage } from '../../src/agents/gemini/session.js';
 import { STARTUP_MS } from '../../src/agents/agentRecord.js';
 import { JsonlFollower } from '../../src/agents/jsonlFollower.js';
 import { parseResetTime } from '../../src/agents/resetTime.js';
@@ -170,7 +170,10 @@ describe('finding the files of a loop', () => {
       expect(files.record(7)).toMatchObject({ state: undefined });
       appendFileSync(file, `${JSON.stringify({ id: 'u1', type: 'user', content: [{ text: 'go' }] })}\n`);
       expect(files.record(7)).toMatchObject({ state: 'busy' });
-      appendFileSync(file, `${JSON.stringify({ id: 'g1', type: 'gemini', content: 'done', tokens: { input: 1000, output: 50, cached: 400, thoughts: 20, tool: 0 }, model: 'gemini-2.5-pro', timestamp: new Date().toISOString() })}\n`);
+      appendFileSync(file, `${JSON.stringify({ id: 'g1', type: 'gemini', content: 'done', tokens: { input: 1000, output: 50, cached: 400, thoughts: 20, tool: 0 }, model: 'gemini-2.5-pro', timestamp: new Date(clock).toISOString() })}\n`);
+      // the answer just written: the CLI has yet to draw its tool calls (busy a moment), then the screen decides
+      expect(files.record(7)).toMatchObject({ state: 'busy' });
+      clock += ANSWER_SETTLE_MS;
       expect(files.record(7)).toMatchObject({ state: undefined });
       // spend through the meter: 1000 in (400 of them cached), 50 + 20 out, priced
       const meter = new SpendMeter(undefined, Date.now() - 60_000, undefined, undefined, files.spend);

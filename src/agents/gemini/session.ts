@@ -31,6 +31,8 @@ export interface GeminiFilesOptions {
 }
 
 const LOCATE_EVERY_MS = 5_000;
+/** How long after the model's answer is written its screen is taken as still busy. */
+export const ANSWER_SETTLE_MS = 3_000;
 
 function real(path: string): string {
   try {
@@ -183,6 +185,10 @@ export class GeminiFiles implements AgentFiles {
     this.state.take(entries);
     // the CLI writes the file's header as it starts, its first message only once it takes the prompt it was started with
     if (this.state.last === undefined && starting) return { state: 'busy' };
+    // the model's answer is written as its stream ends, before the CLI draws the tool calls in
+    // it: for a moment the screen shows neither a spinner nor a confirmation
+    const since = this.state.at === undefined ? undefined : now - this.state.at;
+    if (this.state.last === 'gemini' && since !== undefined && since >= 0 && since < ANSWER_SETTLE_MS) return { state: 'busy', at: this.state.at };
     return { state: this.state.state, at: this.state.at };
   }
 }
