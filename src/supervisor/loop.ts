@@ -229,7 +229,7 @@ export class Loop {
     const session = this.agent.session;
     if (this.over || !session || session.exited || this.attachedNow) return;
     if (this.stopping) {
-      this.stopper.beat(session);
+      if (!this.watchdog.stoppingBeat()) this.stopper.beat(session);
       return;
     }
     // At each heartbeat the row's spend is kept current between signals (the dashboard's tokens and ctx %).

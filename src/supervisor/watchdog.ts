@@ -191,6 +191,24 @@ export class Watchdog {
     return this.progress(hash, now, kind);
   }
 
+  /**
+   * A heartbeat while the loop stops: the agent finishing its step (reading the stop file,
+   * writing its last signal) may still ask permission, and the policy still answers; an
+   * agent whose own record says it is busy is still in its step, whatever its screen shows.
+   * True when the agent is not to be taken as idle at this beat (the stopping looks again
+   * at the next).
+   */
+  stoppingBeat(): boolean {
+    const session = this.host.session();
+    if (!session || session.exited) return false;
+    const record = this.freshRecord();
+    if (record?.state === 'busy') return true;
+    if (!this.approvals) return false;
+    const look = this.look(session);
+    if (look.classification.kind !== 'permission_prompt') return false;
+    return this.decideFirst(look, look.hash, this.host.now(), record);
+  }
+
   /** A beat that was a decision: progress, not a stall. */
   private progress(hash: string, now: number, kind: Classification['kind']): true {
     const before = this.state;

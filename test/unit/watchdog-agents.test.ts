@@ -54,6 +54,7 @@ function rig(first: string[], opts: RigOptions) {
     writes, events, row: () => row, now: () => now,
     show: (lines: string[]) => { screen = lines; },
     beat: (ms = 1000) => { now += ms; dog.beat(); },
+    stoppingBeat: () => dog.stoppingBeat(),
     kinds: () => events.map((e) => e.kind),
   };
 }
@@ -178,5 +179,27 @@ describe('the request behind an approval, from the rollout', () => {
     screenOnly.beat();
     expect(screenOnly.events.find((e) => e.kind === 'needs_you')?.detail).toMatchObject({ reason: 'permission', rule: 'incomplete' });
     expect(screenOnly.writes).toEqual([]);
+  });
+});
+
+describe('while the loop stops', () => {
+  it("Gemini CLI's confirmation (reading the stop file) is still answered by the policy; an idle screen is left to the stopping", () => {
+    const record: { value: AgentRecord | undefined } = { value: undefined };
+    const r = rig(screenOf('gemini/0.61.0/approval-shell.txt'), { profile: 'gemini', start: '2026-11-27T19:00:00Z', record: () => record.value, policy: [] });
+    expect(r.stoppingBeat()).toBe(true);
+    expect(r.writes).toEqual(['\r']);
+    expect(r.events.find((e) => e.kind === 'approval')?.detail).toMatchObject({ decision: 'allow', tool: 'Bash' });
+    r.show(screenOf('gemini/0.61.0/idle-after-turn.txt'));
+    expect(r.stoppingBeat()).toBe(false);
+    // its session file says a turn runs (the stop file's content went to the model): not idle, whatever the screen shows
+    record.value = { state: 'busy' };
+    expect(r.stoppingBeat()).toBe(true);
+    expect(r.writes).toEqual(['\r']);
+  });
+
+  it('a refusal the policy makes is sent too (Esc)', () => {
+    const r = rig(screenOf('gemini/0.61.0/approval-shell.txt'), { profile: 'gemini', start: '2026-11-27T19:00:00Z', policy: [{ deny: 'Bash(echo *)' }] });
+    expect(r.stoppingBeat()).toBe(true);
+    expect(r.writes).toEqual(['\x1b']);
   });
 });
