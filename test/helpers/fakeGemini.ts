@@ -165,7 +165,7 @@ export async function startFakeGemini(script: GeminiStep[] = [], opts: FakeGemin
       }
     }
     send(response(model, call ? [{ functionCall: { name: call.name, args: call.args } }] : [{ text: '' }], usage, 'STOP'));
-    log({ method: 'POST', path, kind: 'main', answer: call ? `call:${call.name}` : 'text', body });
+    log({ method: 'POST', path, kind: 'main', answer: call ? `call:${call.name}` : stopText !== undefined ? 'stop' : 'text', body });
     res.end();
   }
 
