@@ -1,11 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODEX_VERSION, installCodex } from '../helpers/codexCli.js';
-import { lastUserText, startFakeOpenAI, type FakeOpenAI } from '../helpers/fakeOpenAI.js';
-import { codexProject, loopItems, openAISteps, processesOf, sawStopFile, STOP_ANSWER } from '../helpers/agentLoop.js';
+import { lastUserText, startFakeOpenAI } from '../helpers/fakeOpenAI.js';
+import { codexProject, loopItems, openAISteps, processesIn, sawStopFile, STOP_ANSWER, AGENT_STALLS } from '../helpers/agentLoop.js';
 import { walk } from '../helpers/claudeLoop.js';
-import { QUICK_STALLS } from '../helpers/claudeRun.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
@@ -18,30 +17,25 @@ import { waitFor } from '../helpers/wait.js';
 const install = await installCodex();
 const title = `autodeck run over the real Codex CLI ${CODEX_VERSION}${install.reason ? ` (skipped: ${install.reason})` : ''}`;
 
-let ws: Workspace | undefined;
-let fake: FakeOpenAI | undefined;
-afterEach(async () => {
-  await fake?.close();
-  ws?.cleanup();
-  ws = fake = undefined;
-});
+// each test has its own workspace and fake, so the tests run side by side (the usage limit's 100 s wait beside the others)
 
 const AGENT = ['--agent', 'codex "Work on the task in {taskDir}"'];
 
 /** Nothing of the CLI outlives the loop: no process runs its binary or a copy of it under the test's home. */
 async function noLeftovers(w: Workspace): Promise<void> {
   const left = await waitFor(async () => {
-    const ps = await processesOf(install.prefix!, w.dir);
+    const ps = await processesIn(install.prefix!, w.dir);
     return ps.length === 0 ? true : undefined;
-  }, 'no Codex process left', 15_000, 250).catch(async () => processesOf(install.prefix!, w.dir));
+  }, 'no Codex process left', 15_000, 250).catch(async () => processesIn(install.prefix!, w.dir));
   expect(left).toBe(true);
 }
 
 const eventsText = (w: Workspace, dir: string) => JSON.stringify(eventsOf(w.db, dir).map((e) => [e.kind, e.detail]));
 
 describe.skipIf(!install.bin)(title, { timeout: 300_000 }, () => {
-  it('a loop to its iteration limit: a command asked for outside the sandbox approved (y), a paused turn continued, the stop file obeyed, /quit, spend read from the rollout', async () => {
-    ws = makeWorkspace('autodeck-codex-loop-');
+  it.concurrent('a loop to its iteration limit: a command asked for outside the sandbox approved (y), a paused turn continued, the stop file obeyed, /quit, spend read from the rollout', async ({ onTestFinished }) => {
+    const ws = makeWorkspace('autodeck-codex-loop-');
+    onTestFinished(() => ws.cleanup());
     const dir = ws.module('codex-task', { status: 'planning' });
     const work = join(dir, 'notes.md');
     const signals = walk('planning');
@@ -50,9 +44,10 @@ describe.skipIf(!install.bin)(title, { timeout: 300_000 }, () => {
       during: (n) => (n === 1 ? [{ shell: `echo 'the work' > ${work}`, description: 'Write the notes outside the sandbox', escalate: true }] : []),
       pauseAfter: { iteration: 2, text: 'The plan passed its check.' },
     });
-    fake = await startFakeOpenAI(openAISteps(items), { stopWhen: (body) => (sawStopFile(body) ? STOP_ANSWER : undefined) });
+    const fake = await startFakeOpenAI(openAISteps(items), { stopWhen: (body) => (sawStopFile(body) ? STOP_ANSWER : undefined) });
+    onTestFinished(() => fake.close());
     const env = codexProject(ws, install.bin!, fake);
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...QUICK_STALLS, '--max-iterations', '3'], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...AGENT_STALLS, '--max-iterations', '3'], { env });
     if (process.env.DEBUG_I31) console.log(eventsOf(ws.db, dir).map((e) => `${e.at} ${e.kind} ${JSON.stringify(e.detail).slice(0, 100)}`).join('\n'), fake.requests.filter((q) => q.kind === 'main').map((q) => `${q.answer} <- ${JSON.stringify((q.body?.input as unknown[] | undefined)?.slice(-1)).slice(0, 120)}`).join('\n'));
     // a run that did not end complete exits 1
     expect(r.code, `${r.stderr}\n${eventsText(ws, dir)}`).toBe(1);
@@ -79,15 +74,17 @@ describe.skipIf(!install.bin)(title, { timeout: 300_000 }, () => {
     await noLeftovers(ws);
   });
 
-  it('a model that pauses 8 s mid-answer is not interrupted', async () => {
-    ws = makeWorkspace('autodeck-codex-pause-');
+  it.concurrent('a model that pauses 8 s mid-answer is not interrupted', async ({ onTestFinished }) => {
+    const ws = makeWorkspace('autodeck-codex-pause-');
+    onTestFinished(() => ws.cleanup());
     const dir = ws.module('codex-pause', { status: 'complete' }); // one step: report
     const say = 'Let me think about the report for a moment before I write it down, then I will go on.';
     // the model's words before the report's command stop for 8 s after 30 characters: the turn goes on after them
     const items = loopItems(dir, walk('complete'), { during: () => [{ shell: `echo report > ${join(dir, 'report.md')}`, description: 'Write the report', say, pause: { afterChars: 30, ms: 8_000 } }] });
-    fake = await startFakeOpenAI(openAISteps(items));
+    const fake = await startFakeOpenAI(openAISteps(items));
+    onTestFinished(() => fake.close());
     const env = codexProject(ws, install.bin!, fake);
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...QUICK_STALLS], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...AGENT_STALLS], { env });
     expect(r.code, `${r.stderr}\n${eventsText(ws, dir)}`).toBe(0);
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
     // nothing was typed into it while it paused: no recovery, no stall, the answer whole in the next request, the command run
@@ -98,15 +95,17 @@ describe.skipIf(!install.bin)(title, { timeout: 300_000 }, () => {
     await noLeftovers(ws);
   });
 
-  it('a usage limit that lifts after 100 s: one wait, resumed within a minute of the reset, the switch-model menu closed', async () => {
-    ws = makeWorkspace('autodeck-codex-limit-');
+  it.concurrent('a usage limit that lifts after 100 s: one wait, resumed within a minute of the reset, the switch-model menu closed', async ({ onTestFinished }) => {
+    const ws = makeWorkspace('autodeck-codex-limit-');
+    onTestFinished(() => ws.cleanup());
     const dir = ws.module('codex-limit', { status: 'complete' });
     const resetsAt = Math.floor(Date.now() / 1000) + 100;
     const items = openAISteps(loopItems(dir, walk('complete')));
     // the first answer is the limit, until it lifts; then the loop
-    fake = await startFakeOpenAI([{ usageLimit: { resetsAt }, untilReset: true }, ...items], { window: { usedPercent: 40, windowMinutes: 300, resetAt: resetsAt } });
+    const fake = await startFakeOpenAI([{ usageLimit: { resetsAt }, untilReset: true }, ...items], { window: { usedPercent: 40, windowMinutes: 300, resetAt: resetsAt } });
+    onTestFinished(() => fake.close());
     const env = codexProject(ws, install.bin!, fake);
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...QUICK_STALLS], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...AGENT_STALLS], { env });
     expect(r.code, `${r.stderr}\n${eventsText(ws, dir)}`).toBe(0);
     expect(runsOf(ws.db, dir)[0]).toMatchObject({ outcome: 'complete' });
     const waits = eventsOf(ws.db, dir, 'quota_wait').filter((e) => !e.detail.probe);
@@ -120,19 +119,21 @@ describe.skipIf(!install.bin)(title, { timeout: 300_000 }, () => {
     await noLeftovers(ws);
   });
 
-  it('a command the approval policy denies: refused with Esc, the agent told why, the loop goes on', async () => {
-    ws = makeWorkspace('autodeck-codex-deny-');
+  it.concurrent('a command the approval policy denies: refused with Esc, the agent told why, the loop goes on', async ({ onTestFinished }) => {
+    const ws = makeWorkspace('autodeck-codex-deny-');
+    onTestFinished(() => ws.cleanup());
     const dir = ws.module('codex-deny', { status: 'complete' });
     const target = join(ws.dir, 'build');
     const items = loopItems(dir, walk('complete'), {
       during: () => [{ shell: `rm -rf ${target} && echo removed`, description: 'Remove the build folder', escalate: true }],
     });
-    fake = await startFakeOpenAI(openAISteps(items));
+    const fake = await startFakeOpenAI(openAISteps(items));
+    onTestFinished(() => fake.close());
     const env = codexProject(ws, install.bin!, fake);
     const settings = join(ws.dir, '.autodeck.json');
     await import('node:fs').then((fs) => fs.mkdirSync(target, { recursive: true }));
     await import('node:fs').then((fs) => fs.writeFileSync(settings, JSON.stringify({ approval: { rules: [{ deny: 'Bash(rm -rf*)', reason: 'no deleting here' }] } })));
-    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...QUICK_STALLS], { env });
+    const r = await runCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...AGENT_STALLS], { env });
     expect(r.code, `${r.stderr}\n${eventsText(ws, dir)}`).toBe(0);
     expect(existsSync(target)).toBe(true);
     expect(eventsOf(ws.db, dir, 'approval').map((e) => e.detail)).toEqual([

@@ -3,9 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { GEMINI_VERSION, installGemini } from '../helpers/geminiCli.js';
 import { lastGeminiUserText, startFakeGemini, type FakeGemini } from '../helpers/fakeGemini.js';
-import { geminiProject, geminiSteps, loopItems, processesOf, sawStopFile, STOP_ANSWER } from '../helpers/agentLoop.js';
+import { geminiProject, geminiSteps, loopItems, processesIn, sawStopFile, STOP_ANSWER, AGENT_STALLS } from '../helpers/agentLoop.js';
 import { walk } from '../helpers/claudeLoop.js';
-import { QUICK_STALLS } from '../helpers/claudeRun.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { startCli, type CliRun } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
@@ -52,7 +51,7 @@ async function scene(prefix: string, onTestFinished: (fn: () => Promise<void>) =
   return {
     ws, fake, env,
     async run(dir, extra = []) {
-      const r = startCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...QUICK_STALLS, ...extra], { env });
+      const r = startCli(ws, ['run', dir, '--db', ws.db, '--root', ws.root, ...AGENT, ...AGENT_STALLS, ...extra], { env });
       runs.push(r);
       const code = await r.exited;
       return { code, stderr: r.stderr() };
@@ -61,8 +60,8 @@ async function scene(prefix: string, onTestFinished: (fn: () => Promise<void>) =
 }
 
 async function noLeftovers(w: Workspace): Promise<void> {
-  const left = await waitFor(async () => ((await processesOf(install.prefix!, w.dir)).length === 0 ? true : undefined), 'no Gemini process left', 15_000, 250)
-    .catch(async () => processesOf(install.prefix!, w.dir));
+  const left = await waitFor(async () => ((await processesIn(install.prefix!, w.dir)).length === 0 ? true : undefined), 'no Gemini process left', 15_000, 250)
+    .catch(async () => processesIn(install.prefix!, w.dir));
   expect(left).toBe(true);
 }
 

@@ -54,6 +54,13 @@ export function geminiSteps(items: readonly LoopItem[]): GeminiStep[] {
     : { text: it.text, ...(it.pause ? { pause: it.pause } : {}) }));
 }
 
+/**
+ * `run` flags for a real agent CLI on a shared, loaded machine: quick, but 3 s of an
+ * unchanged screen before a stall (a real CLI under load may take a second to draw its
+ * confirmation or take an answer); a paused model is still told apart by its own files.
+ */
+export const AGENT_STALLS = ['--heartbeat', '1', '--stall-threshold', '3', '--grace', '60', '--recovery-per-iteration', '10', '--recovery-total', '20'];
+
 /** The model reads the stop file: once it says stop, it answers this and stops. */
 export const STOP_ANSWER = 'The stop file asks me to stop: stopping here.';
 
@@ -96,4 +103,21 @@ export async function processesOf(...prefixes: string[]): Promise<string[]> {
   const { execFileSync } = await import('node:child_process');
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   return out.split('\n').filter((l) => prefixes.some((p) => l.includes(p)) && !/\bps -eo\b/.test(l));
+}
+
+/**
+ * `ps` lines of the processes of one workspace still running a program from `prefix`: those
+ * whose command line or environment (its HOME) names `dir`, so that tests side by side do not
+ * see each other's agents, while a daemon that names no folder is still found by its HOME.
+ */
+export async function processesIn(prefix: string, dir: string): Promise<string[]> {
+  const { readFileSync } = await import('node:fs');
+  return (await processesOf(prefix, dir)).filter((l) => {
+    if (l.includes(dir)) return true;
+    try {
+      return readFileSync(`/proc/${l.trim().split(/\s+/)[0]}/environ`, 'latin1').includes(dir);
+    } catch {
+      return false;
+    }
+  });
 }
