@@ -5,7 +5,7 @@
 // comment): glibc reads GLIBC_TUNABLES only when a process starts, so the shell sets it for
 // the node it execs. One malloc arena instead of one per thread: V8's compiler threads each
 // kept their own arena of freed memory, 2-11 MB of the dashboard's on Node 22 and 24
-// (docs/performance.md, eleventh pass). A GLIBC_TUNABLES of the user's own is left alone;
+// (docs/performance.md). A GLIBC_TUNABLES of the user's own is left alone;
 // other C libraries ignore it. It is this process's only: the agents, tmux and hooks it
 // starts get the user's environment.
 if (process.env.AUTODECK_MALLOC_TUNED) {
@@ -22,7 +22,7 @@ const { enableCompileCache } = require('node:module');
 // the full CLI), and the status bundle hands back any call it does not take itself.
 const first = process.argv[2];
 if (first === 'hook' && !process.argv.includes('--help') && !process.argv.includes('-h')) {
-  // no compile cache: the hook loads little, and on Node 24 the cache made it slower (issue 12)
+  // no compile cache: the hook loads little, and on Node 24 the cache made it slower
   require('../dist/cli/hook.cjs').hookEntry(process.argv.slice(3));
 } else {
   // Node >= 22.1 keeps the compiled code of the modules it loads on disk (in the temp
@@ -68,7 +68,7 @@ async function full() {
     // for V8's background optimizing compiler (perf: the main thread on a condition
     // variable; gone with --no-concurrent-recompilation). Taken here, with less queued, it
     // costs ~15 ms and the first frame came ~30 ms sooner. On Node 22 it changed nothing and
-    // on Node 24 it cost ~10 ms (docs/performance.md, thirteenth pass).
+    // on Node 24 it cost ~10 ms (docs/performance.md).
     if (Number(process.versions.v8.split('.')[0]) < 12) await new Promise((r) => setImmediate(r));
     if (await bundle.dashboardEntry(process.argv.slice(2), bundle.runDashboard)) return;
   }

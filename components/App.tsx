@@ -36,7 +36,7 @@ export interface AppProps {
   follow?: boolean;
 }
 
-/** The dashboard (SPEC 7): one table, one overlay at a time, one place that reads keys. */
+/** The dashboard: one table, one overlay at a time, one place that reads keys. */
 export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', follow = false }: AppProps) {
   const model = useModel();
   const theme = useTheme();

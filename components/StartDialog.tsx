@@ -16,7 +16,7 @@ interface StartDialogProps {
 }
 
 /**
- * The start dialog (SPEC 7): maxIterations and timeoutMinutes, prefilled with the
+ * The start dialog: maxIterations and timeoutMinutes, prefilled with the
  * suggestion from past runs (the defaults when there are none). Enter starts only when
  * both values are valid; each invalid one says why under its field.
  */

@@ -37,7 +37,7 @@ export { dashboardEntry } from '../src/entries/dashboard.js';
 
 /**
  * The dashboard (`autodeck`, `autodeck demo`): the supervisor in this process, adopting
- * orphaned loops first (SPEC 5.6), the Ink app over it, attach mode between renders, and
+ * orphaned loops first, the Ink app over it, attach mode between renders, and
  * on quit the loops left for the next launch (pty suspended, tmux kept running).
  */
 export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts = {}): Promise<number> => {
@@ -56,7 +56,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     supervisor.keepAdopting();
     startupMark('dashboard: orphans adopted');
     if (settings.apiPort > 0) {
-      // The HTTP stack loads only when the API is wanted (start-up, issue 12).
+      // The HTTP stack loads only when the API is wanted (start-up).
       const { startApiForSupervisor } = await import('../src/commands/serve.js');
       api = await startApiForSupervisor({ supervisor, store, port: settings.apiPort, onError: () => {} });
       cleanup.push(() => api?.close());

@@ -1,4 +1,4 @@
-/** What the quit dialog says happens to this process's loops (SPEC 5.7). */
+/** What the quit dialog says happens to this process's loops. */
 export function quitLines(here: { pty: number; tmux: number }): string[] {
   const lines: string[] = [];
   const n = (count: number, what: string): string => `${count} ${what}${count === 1 ? '' : 's'}`;

@@ -1,7 +1,7 @@
 // Every bundle, built from tsc's output in dist/ (`npm run build`):
 // - dist/dashboard.bundle.js: the dashboard, React in production mode, one file, a script
 //   module that src/startup/scriptModule.ts runs with V8's code cache;
-// The CLI as bundles (issue 12 item 4):
+// The CLI as bundles:
 // - dist/cli/hook.js and dist/cli/status.js: one file each, everything they need inlined, for
 //   the bin's fast paths (Claude Code's Stop hook, `status` in scripts and tmux), and
 //   dist/cli/script-module.cjs, the loader of the dashboard bundle;
@@ -53,17 +53,17 @@ rmSync('dist/cli', { recursive: true, force: true });
 const results = await Promise.all([
   build({
     ...common, entryPoints: ['dist/components/dashboard.js'], outfile: 'dist/dashboard.bundle.js',
-    // Start-up (issue 12): a script module (scripts/script-module.mjs), so that V8's code cache
+    // Start-up: a script module (scripts/script-module.mjs), so that V8's code cache
     // covers it on every Node line: no import left, require and import.meta.url come in as
     // the function's parameters.
     banner: {},
     plugins: [lazyBuiltins(['node:child_process', 'child_process']), importsByRequire(common.external)],
     external: [...common.external, './devtools.js'], // Ink's React devtools hook, never used
     define: { 'process.env.NODE_ENV': '"production"', 'Intl.Segmenter': 'LazyGraphemeSegmenter', 'import.meta.url': '__importMetaUrl' },
-    // Start-up (issue 12): Ink's text libraries build grapheme segmenters as they load; this
+    // Start-up: Ink's text libraries build grapheme segmenters as they load; this
     // one loads ICU only for text that needs it (src/term/graphemes.ts).
     inject: ['dist/src/term/graphemes.js'],
-    // Start-up (issue 12): V8 parses the whole file before the first line runs, so
+    // Start-up: V8 parses the whole file before the first line runs, so
     // whitespace and dead branches go (names stay, so stack traces still read); and one
     // string-width instead of two (wrap-ansi's own older copy built a second Intl.Segmenter
     // and emoji regex at load), which also measures wrapped text as Ink does.

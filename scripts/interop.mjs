@@ -3,7 +3,7 @@
 // 24 define some exports of their built-ins as lazy data properties that load their module
 // when the descriptor is read: copying `node:util` (for parseArgs) loaded parseArgs, diff,
 // web locks and worker threads, ~35 of Node's internal modules and 5-17 ms of start-up
-// (docs/performance.md, twelfth pass). propertyIsEnumerable answers the same without
+// (docs/performance.md). propertyIsEnumerable answers the same without
 // loading anything. The rewrite is checked: a bundle that defines the helper in another
 // shape stops the build, so an esbuild upgrade cannot drop it unnoticed.
 
@@ -25,7 +25,7 @@ export function keepBuiltinsLazy(source) {
 // esbuild's `__toESM` builds a namespace object for every import of a CommonJS module, at
 // each importing module, by copying every export as a getter: the dashboard bundle imports
 // react 74 times and node:fs and node:path 27 times each, ~10,000 property definitions and
-// 6-10 ms of the first frame on Node 20 (docs/performance.md, thirteenth pass). The copies
+// 6-10 ms of the first frame on Node 20 (docs/performance.md). The copies
 // are alike and cannot be changed (getters and a read-only `default`), so one per module
 // (and mode) is kept and handed out again, unless the module's exports have gained or lost
 // a key since (a CommonJS module still loading when first imported, in a require cycle).

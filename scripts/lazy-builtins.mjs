@@ -1,5 +1,5 @@
 // Built-ins the dashboard's first frame does not need, loaded on their first use instead of
-// when the bundle loads (start-up, issue 12; docs/performance.md, thirteenth pass): Ink's
+// when the bundle loads (start-up: docs/performance.md): Ink's
 // terminal-size imports node:child_process (3-5 ms to load on Node 20) for a fallback it
 // seldom runs. Their import (or require) gets a stand-in module with a getter per export
 // name, each loading the real module on first read.

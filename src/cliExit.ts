@@ -12,20 +12,41 @@ import { EXIT, isCliError } from './commands/context.js';
  * error cut that short with a stack trace, and an abort at exit on Node 20.
  */
 let quiet = false;
+/** Set by a process that supervises loops: a closed output is noted, never an exit. */
+let onClosed: ((stream: 'stdout' | 'stderr') => void) | undefined;
+const closed = new Set<'stdout' | 'stderr'>();
+
 export function quietOnEpipe(): void {
   if (quiet) return;
   quiet = true;
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    if (err.code === 'EIO') return;
-    throw err;
-  });
-  // stderr as well: a command's last line (the dashboard's "left N loops") may follow a hangup
-  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EIO') return;
-    throw err;
-  });
+  for (const name of ['stdout', 'stderr'] as const) {
+    // stderr as well: a command's last line (the dashboard's "left N loops") may follow a hangup
+    process[name].on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EIO') return;
+      if (closed.has(name)) return; // writes after the close fail too: already said
+      if (err.code !== 'EPIPE') throw err;
+      closed.add(name);
+      if (onClosed) onClosed(name);
+      else process.exit(process.exitCode ?? 0);
+    });
+  }
 }
+
+/**
+ * For a process that supervises loops (`run`, `serve`, `demo`): a reader of its output that
+ * goes away (`autodeck run --json … | head`) ends nothing. The loops go on to their own
+ * end, as if the output were still read; what would have been written is dropped, and
+ * `noted` hears of each closed stream once (to record it in the log).
+ */
+export function superviseThroughClosedOutput(noted: (stream: 'stdout' | 'stderr') => void): void {
+  quietOnEpipe();
+  onClosed = (stream) => {
+    try {
+      noted(stream);
+    } catch { /* the log is gone too: nothing more to tell */ }
+  };
+}
+
 
 export async function report(err: unknown): Promise<number> {
   if (isCliError(err)) {

@@ -3,7 +3,7 @@ import type { Settings } from './config/schema.js';
 import { startupMark } from './trace.js';
 
 /**
- * A command's settings (flags over environment over files, SPEC 1), and for the commands
+ * A command's settings (flags over environment over files), and for the commands
  * that start agents (the dashboard: `command` undefined) the agent profiles of the settings
  * files checked. A bad one is written as its one line; its exit code comes back instead.
  * Shared by the full CLI and the dashboard bundle's own start (src/entries/dashboard.ts).

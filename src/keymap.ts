@@ -28,7 +28,7 @@ const running = (ctx: KeyContext): boolean => ctx.row?.loop !== undefined && ctx
 const needsRow = (ctx: KeyContext): string | undefined => (ctx.row ? undefined : 'no module selected');
 
 /**
- * THE command table of the dashboard (SPEC 7): its footer, its `?` overlay and the
+ * THE command table of the dashboard: its footer, its `?` overlay and the
  * README's key list all come from here.
  */
 export const COMMANDS: readonly Command[] = [

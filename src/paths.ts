@@ -52,7 +52,7 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdgConfigHome(env), 'autodeck', 'config.json');
 }
 
-/** Where the project file lives: the git top level, or the folder itself outside git (as for roots, SPEC 1). */
+/** Where the project file lives: the git top level, or the folder itself outside git (as for roots). */
 export function projectDir(cwd: string = process.cwd()): string {
   return gitTopLevel(cwd) ?? resolve(cwd);
 }
@@ -61,7 +61,7 @@ export function projectConfigPath(cwd: string = process.cwd()): string {
   return join(projectDir(cwd), '.autodeck.json');
 }
 
-/** SPEC 1: `AiTasks/` under the git top level, or under the current folder outside git. */
+/** `AiTasks/` under the git top level, or under the current folder outside git. */
 export function defaultRoots(cwd: string = process.cwd()): string[] {
   return [join(projectDir(cwd), 'AiTasks')];
 }
@@ -79,7 +79,7 @@ export function slug(name: string): string {
 }
 
 /**
- * SPEC 1: `auto-<slug>-<first 6 hex of sha1(real path)>`. The hash keeps two modules
+ * `auto-<slug>-<first 6 hex of sha1(real path)>`. The hash keeps two modules
  * with the same name under different roots apart; the slug keeps it readable in tmux.
  */
 export function sessionName(moduleName: string, realPath: string): string {
@@ -88,7 +88,7 @@ export function sessionName(moduleName: string, realPath: string): string {
   return `auto-${slug(moduleName)}-${hash}`;
 }
 
-/** SPEC 8: a session id a caller may choose (the REST API's `:id`). */
+/** A session id a caller may choose (the REST API's `:id`). */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function isSessionId(id: string): boolean {

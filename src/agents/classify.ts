@@ -19,7 +19,7 @@ export interface Classification {
 }
 
 /**
- * What a captured screen shows (SPEC 5.3). The screen is first cut into the profile's
+ * What a captured screen shows. The screen is first cut into the profile's
  * regions (regions.ts: input line, status/footer, spinner block, bottom), then the first
  * kind in SCREEN_KINDS order with a pattern matching its region wins: prompts before busy
  * (a dialog is modal), busy before idle (a working agent still shows its input box). The

@@ -4,8 +4,8 @@ import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
 import { STOP_FILE } from '../protocol/stopFile.js';
 
 /**
- * What autodeck hands every Claude Code session it starts, through `--settings <json>`
- * (SPEC 9, issue 10): its state hooks (and the Stop hook in hook mode), permission to do
+ * What autodeck hands every Claude Code session it starts, through `--settings <json>`:
+ * its state hooks (and the Stop hook in hook mode), permission to do
  * the loop protocol's own file operations without a prompt, and no background-session
  * isolation guard. Nothing in the user's files is touched. Pure.
  */

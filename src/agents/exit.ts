@@ -1,7 +1,7 @@
 import type { AgentProfile } from '../config/schema.js';
 
 /**
- * How an interactive agent is asked to leave once its loop is over (SPEC 5.2): a command
+ * How an interactive agent is asked to leave once its loop is over: a command
  * typed at its prompt (Enter sent as its own write), or end of input for a generic one.
  */
 export type ExitCommand = { kind: 'command'; text: string } | { kind: 'eof' };

@@ -6,7 +6,7 @@ import { busyByStatus, p, PRESS_ENTER, whole, YES_NO } from './patterns.js';
 import type { Layout } from './regions.js';
 
 /**
- * What a captured screen shows, as far as recovery cares (SPEC 5.3). Listed in the
+ * What a captured screen shows, as far as recovery cares. Listed in the
  * order they are tried: the first kind with a matching pattern wins (busy before idle:
  * a working Claude Code still shows its input box).
  */

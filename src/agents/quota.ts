@@ -1,5 +1,5 @@
 /**
- * Quota / usage-limit stops (SPEC 5.4): finding the message on a screen or in a transcript
+ * Quota / usage-limit stops: finding the message on a screen or in a transcript
  * entry. Its reset clause is turned into an instant by resetTime.ts.
  */
 
@@ -20,7 +20,7 @@ interface StopPattern {
   head?: RegExp;
   mid?: RegExp;
   need?: RegExp;
-  /** Where the wording comes from: `spec` (SPEC 5.4 / CLAUDE-CODE.md) or `transcribed <source>`. */
+  /** Where the wording comes from: `spec` (CLAUDE-CODE.md) or `transcribed <source>`. */
   from: string;
 }
 

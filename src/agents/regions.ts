@@ -1,6 +1,6 @@
 /**
- * The regions of an agent's screen, found by structure before anything is decided
- * (issue 11): the input box, the status/footer line under it, the spinner block above it,
+ * The regions of an agent's screen, found by structure before anything is decided:
+ * the input box, the status/footer line under it, the spinner block above it,
  * and the bottom of the screen where dialogs and menus sit. Text typed into the input box
  * is cut out here, so it can never decide a kind; conversation lines are kept out of the
  * status region, so the model's prose can never read as a spinner or an interrupt hint.

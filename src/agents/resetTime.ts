@@ -1,7 +1,7 @@
 import { normalise } from './quota.js';
 
 /**
- * The instant a quota message's reset clause names (SPEC 5.4): an epoch, a delay or a clock
+ * The instant a quota message's reset clause names: an epoch, a delay or a clock
  * time in a zone. Pure: the time is always passed in.
  */
 

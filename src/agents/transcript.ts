@@ -5,7 +5,7 @@ import { quotaFromTranscriptEntry, type QuotaMatch } from './quota.js';
 /**
  * Claude Code's session transcript (CLAUDE-CODE.md): JSONL, one object per line, each
  * assistant content block its own entry (sharing `message.id`). Read for the reasoning-loop
- * check and for quota errors (SPEC 5.3, 5.4).
+ * check and for quota errors.
  */
 export interface TranscriptEntry {
   type?: string;
@@ -20,7 +20,7 @@ export interface TranscriptEntry {
 
 /** How much of the end of a transcript is read: enough for several turns, bounded. */
 export const TRANSCRIPT_TAIL_BYTES = 2 * 1024 * 1024;
-/** Longer lines are skipped unparsed (SPEC 5.3): a huge tool result is never a text message. */
+/** Longer lines are skipped unparsed: a huge tool result is never a text message. */
 export const TRANSCRIPT_MAX_LINE_BYTES = 1024 * 1024;
 
 /**
@@ -173,7 +173,7 @@ function textBlocks(content: unknown): string[] {
 }
 
 /**
- * A reasoning loop (SPEC 5.3): the last `n` assistant text messages identical after
+ * A reasoning loop: the last `n` assistant text messages identical after
  * trimming. Empty texts never count, and fewer than two messages cannot be a loop.
  */
 export function isReasoningLoop(texts: readonly string[], n = 3): boolean {
@@ -188,7 +188,7 @@ export interface TranscriptQuota extends QuotaMatch {
 }
 
 /**
- * The last quota error (SPEC 5.4) in the entries, if it is still current: an assistant
+ * The last quota error in the entries, if it is still current: an assistant
  * entry written after it (the agent got through again) means the wait is over. With
  * `sinceMs`, older entries and entries without a timestamp are not considered.
  */

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { printable } from '../format/event.js';
+import { describeValue } from '../format/bounded.js';
 
-/** The largest request body the API reads (SPEC 2.1 allows a signal the same). */
+/** The largest request body the API reads (the same as a signal file). */
 export const BODY_LIMIT = 64 * 1024;
 
 /** An answer other than success: the status code and the `error` text. */
@@ -17,7 +18,7 @@ export class HttpError extends Error {
  * characters escaped, at most `max` characters.
  */
 export function excerpt(value: unknown, max = 80): string {
-  const text = printable(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
+  const text = printable(typeof value === 'string' ? value.slice(0, max + 1) : describeValue(value, max + 1));
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 

@@ -1,5 +1,5 @@
 /*
- * The OpenAPI 3.1 description of the REST API (SPEC 8), served at `GET /api/openapi.json`.
+ * The OpenAPI 3.1 description of the REST API, served at `GET /api/openapi.json`.
  * Written by hand next to the route table; test/unit/openapi.test.ts checks that every
  * route and method of ROUTES is here and nothing else is.
  */

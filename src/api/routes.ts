@@ -49,7 +49,7 @@ export const AUTO_SESSION = 'auto';
 
 const START_FIELDS = new Set(['taskDir', 'maxIterations', 'timeoutMinutes']);
 
-/** The start options of a body, checked as SPEC 3 checks the settings. */
+/** The start options of a body, checked as the settings are. */
 function startOptions(body: Record<string, unknown>): StartOptions {
   const options: StartOptions = {};
   const { maxIterations, timeoutMinutes } = body;
@@ -73,7 +73,7 @@ function statusOf(row: LoopRow, deps: ApiDeps): unknown {
   return loopStatusJson(row, now, ownerAlive(row, { host: deps.supervisor.host, now }));
 }
 
-/** POST: starts a loop (SPEC 5.1) and answers with its status object. */
+/** POST: starts a loop and answers with its status object. */
 export async function startLoop({ req, params, deps }: RequestContext): Promise<Reply> {
   const body = await readJsonObject(req);
   const unknown = Object.keys(body).filter((k) => !START_FIELDS.has(k));
@@ -107,7 +107,7 @@ export async function startLoop({ req, params, deps }: RequestContext): Promise<
   return { status: 201, body: statusOf(row, deps) };
 }
 
-/** The path's `:id`, decoded and checked (SPEC 8: `[A-Za-z0-9._-]{1,64}`), or 400. */
+/** The path's `:id`, decoded and checked (`[A-Za-z0-9._-]{1,64}`), or 400. */
 function sessionId(raw: string | undefined): string {
   let id: string | undefined;
   try {
@@ -132,7 +132,7 @@ export function getLoop({ params, deps }: RequestContext): Reply {
   return { status: 200, body: statusOf(sessionRow(deps, params[0]), deps) };
 }
 
-/** DELETE: a user stop, through the stop file (SPEC 2.2). */
+/** DELETE: a user stop, through the stop file. */
 export function stopLoop({ params, deps }: RequestContext): Reply {
   const row = sessionRow(deps, params[0]);
   if (row.status === 'failed' || !deps.supervisor.stop(row.taskDir, { reason: 'user_stop' })) {
@@ -169,7 +169,7 @@ export function getOpenApi(): Reply {
 }
 
 /**
- * SPEC 8. A path matches one route at most. `:id` takes anything up to the last
+ * A path matches one route at most. `:id` takes anything up to the last
  * `/task-auto`, so a bad id (`a/b`) is a 400 that says why, not a 404.
  */
 export const ROUTES: readonly Route[] = [

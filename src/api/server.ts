@@ -14,7 +14,7 @@ export interface ApiOptions {
   /** 0 picks a free port. */
   port: number;
   token: string;
-  /** A loopback address only (SPEC 8); default 127.0.0.1. */
+  /** A loopback address only; default 127.0.0.1. */
   host?: string;
   now?: () => number;
   /** Told of a handler's unexpected failure (the client only gets "internal error"). */
@@ -112,7 +112,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: ApiDeps, 
 }
 
 /**
- * The REST API of SPEC 8 on node:http, bound to a loopback address only. Every request
+ * The REST API on node:http, bound to a loopback address only. Every request
  * needs the bearer token, checked before anything else. Resolves once it listens.
  */
 export function startApi(opts: ApiOptions): Promise<ApiServer> {

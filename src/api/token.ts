@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { xdgStateHome } from '../paths.js';
 
-/** SPEC 8: `$XDG_STATE_HOME/autodeck/api-token`. */
+/** `$XDG_STATE_HOME/autodeck/api-token`. */
 export function apiTokenPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdgStateHome(env), 'autodeck', 'api-token');
 }

@@ -14,7 +14,7 @@ export interface AttachOptions {
 }
 
 /**
- * Hands the user's terminal to an agent's session (SPEC 7, Attach) until the detach key
+ * Hands the user's terminal to an agent's session until the detach key
  * ('detached', the agent runs on) or the agent's exit ('exited'). The caller gives up the
  * terminal first (unmount Ink: no one else reads the input or writes the output meanwhile)
  * and redraws after: the terminal is left on the main screen, cleared, modes reset, input

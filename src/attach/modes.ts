@@ -1,6 +1,6 @@
 /**
  * Written when attach mode ends (and before it starts), so nothing an agent switched on
- * outlives it in the user's terminal: its bytes reached that terminal directly (SPEC 7),
+ * outlives it in the user's terminal: its bytes reached that terminal directly,
  * and a dashboard drawn over a terminal still in mouse-tracking, bracketed-paste or
  * application-keys mode would read garbage for keys. Ends on the main screen, cleared,
  * cursor at home: a caller that draws on the alternate screen enters it again.

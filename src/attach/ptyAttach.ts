@@ -9,7 +9,7 @@ export type ReplayableSession = Session & Pick<PtySession, 'serialize' | 'whenPa
 
 /**
  * Attach for a session in our own pty: the emulator's state is drawn first, then the
- * agent's raw bytes pass straight to the terminal (the one place they do, SPEC 7) and
+ * agent's raw bytes pass straight to the terminal (the one place they do) and
  * keys straight to the agent, until the detach key or the agent's exit.
  */
 export function ptyAttach(session: ReplayableSession, io: AttachIo, detachByte: string): Promise<AttachResult> {

@@ -24,7 +24,7 @@ export interface CommandContext {
   dashboard?: DashboardLauncher | undefined;
 }
 
-/** Exit codes of SPEC 6. */
+/** The exit codes every command uses. */
 export const EXIT = { ok: 0, other: 1, usage: 2, conflict: 3, interrupted: 130 } as const;
 
 /** A one-line failure a person can act on; the CLI prints it and exits with `code`. */
@@ -44,5 +44,7 @@ export function isCliError(err: unknown): err is CliError {
 }
 
 export function line(stream: NodeJS.WritableStream, text: string): void {
+  // a stream its reader closed (EPIPE) takes no more: see superviseThroughClosedOutput
+  if ((stream as { destroyed?: boolean }).destroyed) return;
   stream.write(`${text}\n`);
 }

@@ -6,7 +6,7 @@ import { HOOKS_ENV, HOOKS_INJECTED } from '../agents/claudeSettings.js';
 
 /**
  * Claude Code waits for its hooks; a writer holding the database longer than this makes the
- * hook give up (and allow) rather than hold the agent (SPEC 9: answer within a second).
+ * hook give up (and allow) rather than hold the agent (a hook answers within a second).
  */
 const HOOK_BUSY_TIMEOUT_MS = 300;
 
@@ -22,7 +22,7 @@ export interface HookIo {
   now?: () => Date;
 }
 
-/** `autodeck hook stop` / `autodeck hook state` (SPEC 9), from the CLI. Always exits 0. */
+/** `autodeck hook stop` / `autodeck hook state`, from the CLI. Always exits 0. */
 export async function hook(ctx: CommandContext): Promise<number> {
   return runHook({
     args: ctx.args, env: process.env, stdin: process.stdin, stdout: ctx.stdout, stderr: ctx.stderr, dbPath: () => ctx.settings.db,

@@ -8,15 +8,15 @@ import { hookCommands, type HookCommands } from '../hooks/commands.js';
 import { classifyInstalledSkill, SKILL_NAME, SKILL_PATH, SKILL_VERSION, skillFile } from '../skill/autodeckAuto.js';
 import { EXIT, line, type CommandContext } from './context.js';
 
-/** The transient files of a loop (SPEC 2.3, 9). */
+/** The transient files of a loop. */
 export const GITIGNORE_ENTRIES = ['.auto-signal', '.auto-signal.tmp', '.auto-stop', '.autodeck.lock'] as const;
 export const CLAUDE_SETTINGS = join('.claude', 'settings.json');
 
 /**
  * `autodeck init`: in the project (git top level, else the current folder) adds the loop's
- * transient files to `.gitignore`, registers the hooks in `.claude/settings.json` (SPEC 9),
- * merging with what is there, and installs the `/autodeck-auto` skill that runs the loop
- * (issue 10). Safe to run again: it changes only what is missing or out of date, and never
+ * transient files to `.gitignore`, registers the hooks in `.claude/settings.json`,
+ * merging with what is there, and installs the `/autodeck-auto` skill that runs the loop.
+ * Safe to run again: it changes only what is missing or out of date, and never
  * replaces a skill someone edited unless `--force` says so. A settings file that is not
  * JSON is left alone (exit 2).
  */

@@ -17,7 +17,7 @@ function hintWord(path: string): string {
 
 /**
  * `autodeck new NAME [--title T]`: a task module under the first root, status draft, with
- * a `.target.md` template to fill before a loop may start (SPEC 5.1).
+ * a `.target.md` template to fill before a loop may start.
  */
 export function newModule(ctx: CommandContext, now: Date = new Date()): number {
   // one NAME: the command table checks the words (src/cli/commands.ts)

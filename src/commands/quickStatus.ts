@@ -7,7 +7,7 @@ import { EXIT } from './context.js';
  * one of these calls (anything odd goes to the full CLI, which gives the help and errors).
  *
  * - `status --format tmux [--db PATH]`, run by tmux every few seconds: no settings table,
- *   one query (issue 15), unless a settings file must be read in full to find the db;
+ *   one query, unless a settings file must be read in full to find the db;
  * - `status [--json] [--iterations] [--format F] [--db PATH]`: the settings resolved as the
  *   full CLI does (a bad settings file is still exit 2), then the status command.
  */

@@ -28,7 +28,7 @@ export interface SupervisorApi extends ApiServer {
 }
 
 /**
- * The REST API (SPEC 8) for a supervisor already running in this process: loads (or
+ * The REST API for a supervisor already running in this process: loads (or
  * creates) the token and listens on 127.0.0.1:`port` (0 picks a free port). For `serve`,
  * and for the dashboard's `--api-port`. Throws CliError (exit 2 for a token file that may
  * not be used, 1 when the port cannot be had).
@@ -61,9 +61,9 @@ export async function startApiForSupervisor(opts: {
 
 /**
  * `autodeck serve [--api-port N]`: the headless supervisor with the REST API. Adopts every
- * orphaned loop first (SPEC 5.6), prints events like `run`, and serves until SIGINT,
+ * orphaned loop first, prints events like `run`, and serves until SIGINT,
  * SIGTERM or SIGHUP; then the API closes and the loops are left for the next launch
- * (SPEC 5.7: pty loops suspended, tmux loops keep running). Exit 130 on a signal.
+ * (pty loops suspended, tmux loops keep running). Exit 130 on a signal.
  */
 export async function serve(ctx: CommandContext): Promise<number> {
   if (ctx.args.length > 0) throw new CliError('autodeck serve: takes no task folders; start loops through the API (POST /api/sessions/auto/task-auto)');

@@ -6,7 +6,7 @@ import { taskDirArg } from './target.js';
 
 /**
  * `autodeck stop TASK_DIR [--force]`: writes the stop file; the loop's owner sees it
- * through its watcher and ends the loop (SPEC 2.2). Exit 1 when no loop runs there.
+ * through its watcher and ends the loop. Exit 1 when no loop runs there.
  */
 export function stop(ctx: CommandContext): number {
   const taskDir = taskDirArg(ctx.args, ctx.cwd, 'stop');

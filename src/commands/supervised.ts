@@ -7,6 +7,7 @@ import { CliError, line, type CommandContext } from './context.js';
 import type { Settings } from '../config/schema.js';
 import { ExternalNotifier } from '../notify/external.js';
 import { redactUrl } from '../notify/deliver.js';
+import { superviseThroughClosedOutput } from '../cliExit.js';
 
 /**
  * A supervisor and its store for this process, once the backend is known to work (a
@@ -18,7 +19,7 @@ export function openQuietSupervisor(settings: Settings): { store: Store; supervi
     if (!tmux.ok) throw new CliError(`autodeck: --backend tmux: ${tmux.message}`);
   }
   const store = Store.open(settings.db);
-  return { store, supervisor: new Supervisor({ store, settings }) };
+  return { store, supervisor: new Supervisor({ store, settings, lastResort: true }) };
 }
 
 /** Whether a person is attached to the loop of a task folder (no notification then). */
@@ -62,6 +63,12 @@ export function notifyTargets(settings: Settings): string | undefined {
  */
 export function openSupervisor(ctx: CommandContext): { store: Store; supervisor: Supervisor; notifier: ExternalNotifier } {
   const { store, supervisor } = openQuietSupervisor(ctx.settings);
+  if (ctx.stdout === process.stdout) {
+    superviseThroughClosedOutput((stream) => store.events.record({
+      at: new Date().toISOString(), session: '', taskDir: '', kind: 'error',
+      detail: { where: stream, message: `${stream} was closed by its reader; autodeck goes on supervising its loops to their end (autodeck status, autodeck log)` },
+    }));
+  }
   const notifier = wireExternalNotifier(supervisor, ctx.settings, (message) => line(ctx.stderr, printable(`autodeck: ${message}`)));
   const json = ctx.flags.json === true;
   supervisor.on('event', (e: LoopEvent) => {

@@ -1,6 +1,7 @@
 import { delimiter } from 'node:path';
 import { AgentCommandError, splitAgentCommand } from '../agents/command.js';
 import { userPath } from '../paths.js';
+import { describeValue } from '../format/bounded.js';
 
 /** Where a raw value came from, and what relative paths in it are relative to. */
 export interface ParseContext {
@@ -29,7 +30,7 @@ const fail = <T>(message: string): Parsed<T> => ({ ok: false, message });
 
 /** A raw value as the user wrote it: strings quoted, so `""` and `" 5"` are visible. */
 export function show(raw: unknown): string {
-  return typeof raw === 'number' ? String(raw) : (JSON.stringify(raw) ?? String(raw));
+  return typeof raw === 'number' ? String(raw) : describeValue(raw, 60);
 }
 
 // Plain decimals only: Number() would also take "0x10", "1e3" and "" (as 0).

@@ -14,7 +14,7 @@ export type Mode = (typeof MODES)[number];
 export const NOTIFY_CHANNELS = ['bell', 'osc9', 'tmux'] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 
-/** SPEC 3. Durations carry their unit in the name. */
+/** Durations carry their unit in the name. */
 export interface Settings {
   maxIterations: number;
   timeoutMinutes: number;

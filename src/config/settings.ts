@@ -63,7 +63,7 @@ function candidates(
 }
 
 /**
- * SPEC 3: flags > environment > project `.autodeck.json` > user config > defaults.
+ * Precedence: flags > environment > project `.autodeck.json` > user config > defaults.
  * Every source that is present is checked, not only the winner, so a broken config
  * file is reported even while a flag overrides it.
  */

@@ -57,7 +57,7 @@ export const OUTCOME_CELLS: Record<Outcome, StateCell> = {
  */
 export function stateCell(row: DeckRow): StateCell {
   if (row.loop) {
-    // a live loop that waits on a person (issue 15): the word says so, whatever its status
+    // a live loop that waits on a person: the word says so, whatever its status
     const waiting = row.loop.status !== 'failed' && needsYou(row.loop) ? NEEDS_YOU : undefined;
     const s = waiting ?? LOOP_STATES[row.loop.status] ?? { glyph: '?', word: row.loop.status, tone: 'muted' as Tone };
     // A loop elsewhere whose owner died waits for an autodeck to adopt it.
@@ -108,7 +108,7 @@ export function fill(done: number, total: number): number {
   return total > 0 && Number.isFinite(done) ? Math.min(1, Math.max(0, done / total)) : 0;
 }
 
-/** A quota wait's STEP: the time left to the reset, counting down (SPEC 5.6). */
+/** A quota wait's STEP: the time left to the reset, counting down. */
 export function quotaStep(leftMs: number): string {
   return leftMs > 0 ? `reset in ${clockDuration(leftMs + 999)}` : 'reset: trying again';
 }

@@ -1,7 +1,7 @@
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
 
-/** Named widths (SPEC 7): full table, fewer columns, a tmux side pane. */
+/** Named widths: full table, fewer columns, a tmux side pane. */
 export type Breakpoint = 'wide' | 'normal' | 'side';
 
 export const WIDE_MIN_COLUMNS = 100;
@@ -35,7 +35,7 @@ const TITLES: Record<ColumnId, string> = {
 export const BAR_CELLS = 5;
 const BY_BREAKPOINT: Record<Breakpoint, [ColumnId, number?][]> = {
   wide: [['name'], ['state', 12], ['iteration', 9 + BAR_CELLS + 1], ['step'], ['elapsed', 13 + BAR_CELLS + 1], ['stalls', 8], ['recoveries', 11], ['lastSignal', 9]],
-  // state: 12 holds `? needs you` and its gap (issue 15); a side pane cuts it
+  // state: 12 holds `? needs you` and its gap; a side pane cuts it
   normal: [['name'], ['state', 12], ['iteration', 7], ['step'], ['elapsed', 12], ['stalls', 7]],
   side: [['name'], ['state', 11], ['iteration', 7], ['elapsed', 10]],
 };

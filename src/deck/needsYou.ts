@@ -1,7 +1,7 @@
 import type { LoopRow, WaitingFor } from '../store/loops.js';
 
 /**
- * "Needs you" (issue 15 item 2): a loop that waits on a person, and why. Derived, pure,
+ * "Needs you": a loop that waits on a person, and why. Derived, pure,
  * from the loop row: the supervisor marks `waitingFor` (a prompt the approval policy leaves
  * to a person, a question, a quota reset beyond the horizon, an answer that did not take);
  * a `failed` row needs a person by itself (its message is the reason). Imports types only:

@@ -6,7 +6,7 @@ import { triage } from './needsYou.js';
  * The cells the table draws as plain text in one style per column: iteration and elapsed
  * with their bars, step, stall and recovery counts, the last signal's age, spend. A change
  * there alone is drawn by the frame writer over Ink's last frame (live cells), with no
- * React render and no Ink frame (issue 12): about one loop in twenty takes a step each
+ * React render and no Ink frame: about one loop in twenty takes a step each
  * second at rest, and each step was a whole frame. The name (bold when selected), the
  * state (coloured), ctx (coloured when nearly full) and `paused` (colours the elapsed
  * cell) go through React.

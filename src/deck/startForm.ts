@@ -18,7 +18,7 @@ export type StartFormResult =
   | { ok: false; errors: Partial<Record<StartField, string>> };
 
 /**
- * Checks the dialog's text against the settings' own kinds (SPEC 3 ranges), so the
+ * Checks the dialog's text against the settings' own kinds, so the
  * dialog, the flags and the config files accept exactly the same values.
  */
 export function validateStartForm(values: StartValues): StartFormResult {

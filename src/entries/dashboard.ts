@@ -7,7 +7,7 @@ import { startupMark } from '../trace.js';
 /**
  * `autodeck [--setting VALUE]...` with a terminal, as the bin starts it: from inside the
  * dashboard bundle (components/dashboard.tsx re-exports this), which its code cache covers,
- * so the dashboard's start loads no ES module at all (start-up, issue 12: the full CLI's
+ * so the dashboard's start loads no ES module at all (start-up: the full CLI's
  * modules took ~30 ms to load on Node 20). False: not a call this path takes (any other
  * word or flag, --help, a value the full parser must judge); the bin hands it to the full CLI, which
  * treats it as before.

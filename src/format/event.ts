@@ -1,5 +1,6 @@
 import prettyMs from 'pretty-ms';
 import type { LoopEvent } from '../store/events.js';
+import { boundedCopy } from './bounded.js';
 
 function clock(iso: string): string {
   const d = new Date(iso);
@@ -53,6 +54,8 @@ export function describeEvent(e: LoopEvent): string {
       return `Stop hook let the agent stop (${d.rule}${d.outcome ? `, ${d.outcome}` : ''}): ${d.reason}`;
     case 'error':
       return `${d.where ? `${String(d.where)}: ` : ''}${String(d.message)}`;
+    case 'internal_error':
+      return `internal error in ${String(d.where)}: ${String(d.message)}; the loop stops and fails (stack in the log: autodeck log --json)`;
     case 'budget':
       return `spending limit reached: ${d.tokens} tokens${typeof d.costUsd === 'number' ? `, $${d.costUsd.toFixed(2)}` : ''} (max ${d.maxTokens || '-'} tokens, $${d.maxCostUsd || '-'})`;
     case 'context_limit':
@@ -69,7 +72,7 @@ export function describeEvent(e: LoopEvent): string {
     case 'ended':
       return `ended: ${d.outcome}${d.forced ? ' (forced)' : ''} after ${d.iterations} iterations, ${duration(Number(d.activeMs))} active`;
     default:
-      return Object.keys(d).length ? JSON.stringify(d) : '';
+      return Object.keys(d).length ? JSON.stringify(boundedCopy(d)) : '';
   }
 }
 

@@ -13,7 +13,7 @@
  *    that 45 can be needed, even when it is the only one).
  * 3. A run that ended on `max_iterations` or `timeout` did not finish its work: that
  *    limit was too low. The suggestion goes above it, by the same 50%.
- * 4. Clamped to the settings' ranges (SPEC 3): 1..1000 iterations, up to 1440 minutes
+ * 4. Clamped to the settings' ranges: 1..1000 iterations, up to 1440 minutes
  *    (and at least 1 minute once learned from runs).
  *
  * Other outcomes (blocked, user_stop, stall_limit, killed, failed, ...) say nothing about
@@ -43,7 +43,7 @@ export const SUGGEST_PERCENTILE = 90;
 export const SUGGEST_HEADROOM = 1.5;
 /** How many of a module's newest runs a caller should pass. */
 export const SUGGEST_WINDOW = 50;
-/** The settings' ranges (SPEC 3). */
+/** The settings' ranges. */
 export const MAX_ITERATIONS_RANGE = { min: 1, max: 1000 } as const;
 export const TIMEOUT_MINUTES_RANGE = { min: 1, max: 1440 } as const;
 

@@ -15,7 +15,7 @@ export const PROMPT_TASK_LIMIT = 10;
 /** A task subject longer than this is cut in the prompt. */
 export const PROMPT_SUBJECT_CHARS = 200;
 
-/** Everything the Stop hook knows when it decides (SPEC 9). */
+/** Everything the Stop hook knows when it decides. */
 export interface HookFacts {
   taskDir: string;
   /** The loop's session name (the `hook_progress` row's). */
@@ -58,7 +58,7 @@ export interface HookDecision {
 }
 
 /**
- * The Stop hook's decision (SPEC 9). Pure. Rules, first match wins:
+ * The Stop hook's decision. Pure. Rules, first match wins:
  *
  * | rule           | when                                        | answer | writes                                   |
  * |----------------|---------------------------------------------|--------|------------------------------------------|

@@ -3,7 +3,7 @@ import { removeIfPresent, writeFileAtomic } from '../protocol/atomic.js';
 import { agentFileText } from '../protocol/safeRead.js';
 
 /**
- * `TASK_DIR/.autodeck.lock` (SPEC 9): which agent session drives a loop through its Stop
+ * `TASK_DIR/.autodeck.lock`: which agent session drives a loop through its Stop
  * hook, so a second session in the same module (a person's second pane in the tmux
  * session inherits AUTODECK_*) never advances or ends a loop it does not own.
  */

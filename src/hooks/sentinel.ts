@@ -1,6 +1,6 @@
 import { lastAssistantTexts, type TranscriptEntry } from '../agents/transcript.js';
 
-/** What the agent says when every task is done (SPEC 9). */
+/** What the agent says when every task is done. */
 export const SENTINEL = '<promise>AUTODECK COMPLETE</promise>';
 
 /** How far back the sentinel counts: the last 20 transcript lines. */

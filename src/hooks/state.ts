@@ -1,6 +1,6 @@
 import type { AgentState } from '../store/agentState.js';
 
-/** The hook events `autodeck hook state` is registered for (SPEC 9). */
+/** The hook events `autodeck hook state` is registered for. */
 export const STATE_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'Notification', 'PreCompact', 'SessionStart', 'SessionEnd'] as const;
 
 /**
@@ -24,7 +24,7 @@ export interface ReportedState {
 const KEPT = ['notification_type', 'tool_name', 'source', 'reason', 'trigger', 'error'] as const;
 
 /**
- * What a hook event says the agent is doing (SPEC 9). Pure. `Notification` carries
+ * What a hook event says the agent is doing. Pure. `Notification` carries
  * `notification_type`; without it (an older Claude Code), its message text tells.
  * Events that say nothing about the state (a SessionStart that is not a compaction, an
  * unknown notification, an unknown event) give undefined.
@@ -33,8 +33,8 @@ export function stateOfEvent(event: Record<string, unknown>): ReportedState | un
   const state = stateOf(event);
   if (!state) return undefined;
   const detail: Record<string, unknown> = {};
-  for (const k of KEPT) if (typeof event[k] === 'string') detail[k] = event[k];
-  // What a permission asks for (the approval policy reads it, issue 15): the command or path, never file contents.
+  for (const k of KEPT) if (typeof event[k] === 'string') detail[k] = (event[k] as string).slice(0, 4000);
+  // What a permission asks for (the approval policy reads it): the command or path, never file contents.
   if (event.hook_event_name === 'PermissionRequest' && typeof event.tool_input === 'object' && event.tool_input !== null) {
     const input = event.tool_input as Record<string, unknown>;
     const kept: Record<string, string> = {};

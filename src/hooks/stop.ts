@@ -32,7 +32,7 @@ export interface StopAnswer {
 }
 
 /**
- * One Stop event (SPEC 9): finds the loop, gathers the facts, decides, and writes what the
+ * One Stop event: finds the loop, gathers the facts, decides, and writes what the
  * decision says — the hook's counters and its event in one transaction, then the lock, a
  * stop file and the signal. Throws on its own errors; the caller allows the stop then.
  */
@@ -89,12 +89,12 @@ export function findLoop(store: Store, env: NodeJS.ProcessEnv, cwd: string | und
   return rows.find((r) => r.session === env.AUTODECK_SESSION) ?? (rows.length === 1 ? rows[0] : undefined);
 }
 
-/** The loop was started in hook mode (SPEC 9); the mode is kept with the loop's settings. */
+/** The loop was started in hook mode; the mode is kept with the loop's settings. */
 export function isHookMode(row: Pick<LoopRow, 'settings'>): boolean {
   return row.settings.mode === 'hook';
 }
 
-/** Where the supervisor started the loop's agent (SPEC 5.1). */
+/** Where the supervisor started the loop's agent. */
 export function agentCwd(row: LoopRow): string {
   const stored = row.settings.cwd;
   return typeof stored === 'string' && stored !== '' ? stored : gitTopLevel(row.taskDir) ?? row.taskDir;

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The tasks of a module as the Stop hook counts them (SPEC 9): the items of
+ * The tasks of a module as the Stop hook counts them: the items of
  * `.checklist.json` and the checkbox lines of `.plan.md`, both when both exist.
  */
 export const CHECKLIST_FILE = '.checklist.json';

@@ -90,7 +90,7 @@ function text(e: LoopEvent): { topic: NotifyTopic; text: string } | undefined {
         text: `stalled (${screen}${d.stepTimeout ? ', step timeout' : ''}); autodeck is ${PROMPTS.has(kind) ? 'answering' : 'nudging'} it`,
       };
     case 'stall_unrecognized':
-      // No keys were sent: nothing autodeck knows would move the agent on (SPEC 5.3).
+      // No keys were sent: nothing autodeck knows would move the agent on.
       if (PROMPTS.has(kind)) return { topic: 'input', text: `needs input: a ${screen} autodeck cannot answer` };
       if (kind === 'busy') return { topic: 'input', text: 'looks stuck (busy, screen frozen); needs a look' };
       if (kind === 'compacting') return { topic: 'input', text: 'has been compacting for over 30 minutes; needs a look' };
@@ -123,7 +123,7 @@ export const NOTIFYING_KINDS: readonly EventKind[] = ['ended', 'failed', 'stall'
  *    prompts autodeck answers itself are `stall` events, not this.
  *  - quota_wait: the first notice of a usage-limit wait (not its probes)
  *  - needs_you: a permission prompt the approval policy leaves to a person, a question the
- *    agent asks, an answer that did not take (issue 15), with the prompt or question
+ *    agent asks, an answer that did not take, with the prompt or question
  */
 export function notificationFor(event: LoopEvent): Notification | undefined {
   const said = text(event);

@@ -3,8 +3,8 @@ import { absolutePath, type ApprovalRequest, type PolicyContext } from './rules.
 import { base, SHELLS, splitCommand, type SimpleCommand } from './shell.js';
 
 /**
- * What autodeck never lets an unattended loop do without an explicit word from the user
- * (issue 15 item 3): each a pure check over the parsed command or the path. Pure.
+ * What autodeck never lets an unattended loop do without an explicit word from the user:
+ * each a pure check over the parsed command or the path. Pure.
  */
 export { BUILTIN_IDS, type BuiltinId } from './builtinIds.js';
 import type { BuiltinId } from './builtinIds.js';

@@ -11,7 +11,7 @@ export interface PolicyOutcome {
 }
 
 /**
- * The approval policy's verdict on one permission prompt (issue 15 item 3). The first
+ * The approval policy's verdict on one permission prompt. The first
  * rule that matches decides, except that a built-in deny stands against an allow that does
  * not name the command (a bare `Bash`, `Bash(*)`) unless the user overrode it by name;
  * an `ask` or `deny` rule always stands. Nothing matched: allow (autodeck's behaviour

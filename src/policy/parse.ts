@@ -1,7 +1,7 @@
 import { BUILTIN_IDS, type BuiltinId } from './builtinIds.js';
 
 /**
- * The approval policy's rules as the settings file writes them (issue 15 item 3), in Claude
+ * The approval policy's rules as the settings file writes them, in Claude
  * Code's own permission-rule syntax: `Tool` or `Tool(pattern)`. Parsing only, no matching
  * (rules.ts): every command that reads the settings loads this, so it stays small. Pure.
  */

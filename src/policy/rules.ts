@@ -7,7 +7,7 @@ import type { ApprovalRequest, ApprovalRule, PolicyContext } from './parse.js';
 export * from './parse.js';
 
 /**
- * Matching the approval policy's rules (issue 15 item 3): Bash patterns match the command
+ * Matching the approval policy's rules: Bash patterns match the command
  * (`*` any text, a trailing `:*` "this word and any arguments"); file-tool patterns are
  * globs over the path (`/abs/**`, `~/x/**`, or relative to the project). Pure.
  */

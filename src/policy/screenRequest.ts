@@ -4,7 +4,7 @@ import { geminiRequest } from '../agents/gemini/request.js';
 import type { ApprovalRequest } from './rules.js';
 
 /**
- * What a permission prompt on an agent's screen asks for (issue 15 item 3), read by the
+ * What a permission prompt on an agent's screen asks for, read by the
  * shape every such dialog has: a heading naming the tool, the command or path under it, a
  * question, a menu. Claude Code 2.1.x (captured): ` Bash command` / ` Create file` /
  * ` Edit file` over an indented block whose last line is the description, then

@@ -10,7 +10,7 @@ export { targetHasContent };
 const MAX_INFO_BYTES = 64 * 1024;
 const MAX_TARGET_BYTES = 256 * 1024;
 
-/** Files whose presence makes a folder a task module (SPEC 1). */
+/** Files whose presence makes a folder a task module. */
 export const MODULE_MARKERS = ['.index.json', '.index.md', '.target.md', '.working/.status.json'] as const;
 
 export const LIFECYCLE_STATUSES = [
@@ -161,7 +161,7 @@ export function moduleInfoIdentity(dir: string): string {
 
 /**
  * The module's own lifecycle status: `.index.json` status, else `.index.md`
- * front-matter `status:`, else `.working/.status.json` status (SPEC 1).
+ * front-matter `status:`, else `.working/.status.json` status.
  */
 export function readModuleInfo(dir: string): ModuleInfo {
   const index = readJsonObject(join(dir, INDEX_JSON));
@@ -180,7 +180,7 @@ export function readTarget(dir: string): string | undefined {
   return agentFileText(join(dir, '.target.md'), MAX_TARGET_BYTES, 'truncate');
 }
 
-/** Why a loop may not start on this module, or undefined when it may (SPEC 5.1 step 1). */
+/** Why a loop may not start on this module, or undefined when it may. */
 export function startRefusal(dir: string): string | undefined {
   const { status } = readModuleInfo(dir);
   if (status === 'cancelled') return 'the task module is cancelled';

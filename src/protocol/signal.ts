@@ -2,8 +2,9 @@ import { lstatSync, type BigIntStats } from 'node:fs';
 import { readAgentFile } from './safeRead.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
+import { describeValue as describe } from '../format/bounded.js';
 
-/** The steps of an auto loop, in the order the seed's routing visits them. */
+/** The steps of an auto loop, in the order the auto loop's routing visits them. */
 export const STEPS = ['plan', 'check', 'exec', 'merge', 'report'] as const;
 export type Step = (typeof STEPS)[number];
 
@@ -52,7 +53,7 @@ function oneOf<T extends string>(list: readonly T[], value: unknown): value is T
   return typeof value === 'string' && (list as readonly string[]).includes(value);
 }
 
-/** Validates the text of a signal file against the whitelists of SPEC 2.1. */
+/** Validates the text of a signal file against the lists of allowed values. */
 export function parseSignal(text: string): SignalParse {
   if (Buffer.byteLength(text, 'utf8') > MAX_SIGNAL_BYTES) return { ok: false, reason: `larger than ${MAX_SIGNAL_BYTES} bytes` };
   let raw: unknown;
@@ -79,11 +80,6 @@ export function parseSignal(text: string): SignalParse {
     signal.iteration = o.iteration;
   }
   return { ok: true, signal };
-}
-
-function describe(value: unknown): string {
-  const s = JSON.stringify(value) ?? String(value);
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
 /**
@@ -118,7 +114,7 @@ export function readSignalFile(path: string): SignalRead {
   return { ok: false, reason: read.reason, identity: 'stat' in read && read.stat ? fileIdentity(read.stat) : 'unreadable' };
 }
 
-/** Writes `.auto-signal` as an agent must: `.auto-signal.tmp`, then a rename (SPEC 2.1). */
+/** Writes `.auto-signal` as an agent must: `.auto-signal.tmp`, then a rename. */
 export function writeSignalFile(taskDir: string, signal: Signal): void {
   writeFileAtomic(join(taskDir, SIGNAL_FILE), `${JSON.stringify(signal)}\n`, SIGNAL_TMP_FILE);
 }

@@ -9,6 +9,8 @@ export const STOP_FILE = '.auto-stop';
 
 export const STOP_REASONS = ['timeout', 'max_iterations', 'user_stop', 'stall_limit', 'reasoning_loop', 'budget', 'context_limit'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
+/** What autodeck itself may write besides: a loop that failed inside stops its agent too. A reader takes it as any stop. */
+export type WrittenStopReason = StopReason | 'internal_error';
 
 export interface StopRequest {
   reason: StopReason;
@@ -21,11 +23,10 @@ export function stopFilePath(taskDir: string): string {
 }
 
 /** Writes `.auto-stop` atomically (temp file in the same folder, then rename). */
-export function writeStopFile(taskDir: string, reason: StopReason, opts: { force?: boolean; now?: Date } = {}): StopRequest {
-  const request: StopRequest = { reason, timestamp: (opts.now ?? new Date()).toISOString() };
+export function writeStopFile(taskDir: string, reason: WrittenStopReason, opts: { force?: boolean; now?: Date } = {}): void {
+  const request: { reason: WrittenStopReason; timestamp: string; force?: true } = { reason, timestamp: (opts.now ?? new Date()).toISOString() };
   if (opts.force) request.force = true;
   writeFileAtomic(stopFilePath(taskDir), `${JSON.stringify(request)}\n`);
-  return request;
 }
 
 /**

@@ -6,7 +6,7 @@ import { agentFileText } from './safeRead.js';
 const SUMMARY_READ_BYTES = 16 * 1024;
 
 /**
- * The first `maxLines` non-blank lines of a module's `.summary.md` (SPEC 2.3), made
+ * The first `maxLines` non-blank lines of a module's `.summary.md`, made
  * printable; empty when there is none. A symlink is not followed: the file is display
  * only, and a link could point anywhere.
  */

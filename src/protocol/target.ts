@@ -1,6 +1,6 @@
 /**
  * `.target.md`: the template `autodeck new` writes and the test that tells a filled target
- * from a template (SPEC 5.1 "fill .target.md first"). Both live here so they cannot drift:
+ * from a template (a loop starts only once `.target.md` is filled). Both live here so they cannot drift:
  * the template is made only of lines `isTemplateLine` passes over.
  */
 

@@ -7,7 +7,7 @@ import { TextScrollback } from './scrollback.js';
 
 export const DEFAULT_COLS = 120;
 export const DEFAULT_ROWS = 40;
-/** Bounded so an agent that floods its output cannot grow our memory (SPEC 5.7). */
+/** Bounded so an agent that floods its output cannot grow our memory. */
 export const SCROLLBACK_LINES = 1000;
 /**
  * Of those, the newest kept by the emulator itself, colours and all; the older ones as

@@ -5,7 +5,7 @@ export interface SessionExit {
 }
 
 export interface SpawnSpec {
-  /** Session name (SPEC 1). */
+  /** Session name. */
   name: string;
   /** argv[0] is the program, already resolved; never run through a shell. */
   argv: string[];

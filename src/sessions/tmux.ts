@@ -11,7 +11,7 @@ import {
 } from './tmuxServer.js';
 
 /**
- * The `tmux` backend (SPEC 5.7): each agent in a detached tmux session on a private
+ * The `tmux` backend: each agent in a detached tmux session on a private
  * server (`tmux -L autodeck`, no user config), so it outlives the supervisor, an ssh drop
  * or a crash, and a new supervisor adopts it with `attachTmuxSession`.
  *
@@ -41,7 +41,7 @@ import {
  *   session: sessions are named `=name` (exact), panes by their id (`%N`).
  */
 
-/** The pty backend's screen (SPEC 5.7). */
+/** The pty backend's screen. */
 const DEFAULT_COLS = 120;
 const DEFAULT_ROWS = 40;
 /**

@@ -143,7 +143,7 @@ export function buildSpawnCommand(
 
 /**
  * The tmux session of an autodeck session. tmux turns `.` into `_` in a name (and a
- * caller's id may hold `.`, SPEC 8): `.` becomes `+`, which no session id holds, so two
+ * caller's id may hold `.`): `.` becomes `+`, which no session id holds, so two
  * ids never share a tmux session. Derived names have no `.` and pass unchanged.
  */
 export function tmuxSessionName(session: string): string {

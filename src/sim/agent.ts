@@ -37,7 +37,7 @@ export function withEpoch(template: string, now: Date): string {
 const SIGTERM_EXIT = 128 + 15;
 
 /**
- * The simulated auto-mode agent (SPEC 10): runs the seed's routing over TASK_DIR, writes
+ * The simulated auto-mode agent: runs the auto loop's routing over TASK_DIR, writes
  * `.auto-signal` after each step, and misbehaves as `TASK_DIR/.sim.json` says. Resolves
  * to the exit code; the caller exits with it (stdin may still be open).
  */

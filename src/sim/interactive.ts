@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../protocol/atomic.js';
 
-/** Checklist statuses that need no more work (SPEC 9). */
+/** Checklist statuses that need no more work. */
 const TERMINAL = new Set(['completed', 'done', 'cancelled', 'skipped']);
 
 /**

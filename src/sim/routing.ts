@@ -13,7 +13,7 @@ export interface Routed {
   checkpoint: Checkpoint;
 }
 
-/** One row of the seed's routing table. */
+/** One row of the auto loop's routing table. */
 export interface RouteRow {
   step: Step;
   checkpoint: Checkpoint;
@@ -29,7 +29,7 @@ const STEP_N_RE = /^\(step-(0|[1-9][0-9]*)\)$/;
 const r = (step: Step, checkpoint: Checkpoint, result: string, next: Next, nextCheckpoint: Checkpoint = ''): RouteRow =>
   ({ step, checkpoint, result, next, nextCheckpoint });
 
-/** The seed's routing, as data: the first row of each position is its well-behaved result. */
+/** The auto loop's routing, as data: the first row of each position is its well-behaved result. */
 export const ROUTES: readonly RouteRow[] = [
   r('plan', '', '(generated)', 'check', 'post-plan'),
   r('plan', '', '(annotations)', 'check', 'post-plan'),

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STEP_KEYS, positionOf, resultsOf, route, type StepKey } from './routing.js';
+import { describeValue } from '../format/bounded.js';
 
 export const SCENARIO_FILE = '.sim.json';
 
@@ -55,7 +56,7 @@ export interface Scenario {
   /** Also write a Claude Code-like JSONL transcript under $HOME/.claude/projects/ (assistant texts, API 429s). */
   transcript: boolean;
   /**
-   * Behave like an interactive agent under the Stop hook (SPEC 9) instead of running the
+   * Behave like an interactive agent under the Stop hook instead of running the
    * auto loop: each turn completes one `.checklist.json` task, then calls `autodeck hook
    * stop`; a block starts another turn (at most `maxTurns`), an allow leaves it idle at `> `.
    */
@@ -74,10 +75,7 @@ export interface ScenarioParse {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const show = (v: unknown): string => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
-};
+const show = (v: unknown): string => describeValue(v, 40);
 
 /** Reads fields of one JSON object, collecting an error per bad field. */
 class Fields {

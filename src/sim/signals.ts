@@ -24,7 +24,7 @@ export function invalidSignalText(kind: Exclude<InvalidKind, 'symlink'>, signal:
   }
 }
 
-/** Writes `.auto-signal` atomically through `.auto-signal.tmp` (SPEC 2.1). */
+/** Writes `.auto-signal` atomically through `.auto-signal.tmp`. */
 export function writeSignal(taskDir: string, signal: Signal): void {
   writeSignalFile(taskDir, signal);
 }

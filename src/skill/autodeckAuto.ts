@@ -5,7 +5,7 @@ import { STOP_FILE } from '../protocol/stopFile.js';
 import { entryStep, ROUTES, STEP_N, stepKey, type RouteRow } from '../sim/routing.js';
 
 /**
- * The agent side of the loop protocol (SPEC 2, 10), as a Claude Code skill that `autodeck
+ * The agent side of the loop protocol, as a Claude Code skill that `autodeck
  * init` installs: `/autodeck-auto <taskDir>` makes one Claude session run the whole loop.
  * Its routing and entry tables are rendered from the simulator's (src/sim/routing.ts), so
  * the skill and the simulated agent cannot drift apart.

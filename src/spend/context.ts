@@ -135,5 +135,5 @@ export function contextPercent(tokens: number | null | undefined, window: number
   return Math.round((tokens / window) * 100);
 }
 
-/** Compactions in one iteration that stop the loop (`context_limit`), as the seed's loop does. */
+/** Compactions in one iteration that stop the loop (`context_limit`), as the auto loop's own rules do. */
 export const COMPACTIONS_PER_ITERATION = 3;

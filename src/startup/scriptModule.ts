@@ -10,7 +10,7 @@ import { startupMark } from '../trace.js';
 // `(require, __importMetaUrl) => exports`, run with V8's code cache kept on disk. Node's own
 // compile cache covers only files its module loaders read, and only on Node >= 22.1; this
 // covers the dashboard bundle on every line, with the functions its first frame compiled,
-// not only those compiled before it ran (docs/performance.md, thirteenth pass: the bundle's
+// not only those compiled before it ran (docs/performance.md: the bundle's
 // load on Node 20 went from ~155 to ~85 ms).
 //
 // The cache is code V8 will run, so it lives in the user's own cache folder (0700), never in

@@ -1,6 +1,8 @@
 import type { Db } from './db.js';
+import { boundedCopy, boundedDetail } from '../format/bounded.js';
+import { BOUND_ON_READ_CHARS } from './events.js';
 
-/** What an agent's own hooks say it is doing (SPEC 9 state hooks). */
+/** What an agent's own hooks say it is doing. */
 export const AGENT_STATES = ['busy', 'waiting', 'idle', 'compacting', 'compacted', 'exited'] as const;
 export type AgentState = (typeof AGENT_STATES)[number];
 
@@ -30,7 +32,7 @@ export class AgentStateStore {
   }
 
   set(row: AgentStateRow): void {
-    this.put.run(row.session, row.state, row.event, JSON.stringify(row.detail), row.at);
+    this.put.run(row.session, row.state, row.event, JSON.stringify(boundedDetail(row.detail)), row.at);
     this.cache.delete(row.session);
   }
 
@@ -62,7 +64,10 @@ export class AgentStateStore {
     if (!r) return undefined;
     let detail: Record<string, unknown> = {};
     try {
-      detail = JSON.parse(String(r.detail)) as Record<string, unknown>;
+      const text = String(r.detail);
+      const parsed: unknown = JSON.parse(text);
+      const v = text.length > BOUND_ON_READ_CHARS ? boundedCopy(parsed) : parsed;
+      if (v && typeof v === 'object' && !Array.isArray(v)) detail = v as Record<string, unknown>;
     } catch { /* keep empty */ }
     return { session: String(r.session_name), state: r.state as AgentState, event: String(r.event ?? ''), detail, at: String(r.at) };
   }

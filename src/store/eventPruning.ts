@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 
-/** How big the event log may grow (SPEC 4 events). */
+/** How big the event log may grow. */
 export interface EventBounds {
   /** Rows kept at most (the newest). */
   maxRows: number;

@@ -1,10 +1,11 @@
 import type { Db } from './db.js';
 import { EventPruner, type EventBounds } from './eventPruning.js';
+import { boundedCopy, boundedDetail } from '../format/bounded.js';
 
 export const EVENT_KINDS = [
   'started', 'signal', 'signal_invalid', 'stall', 'stall_unrecognized', 'recovery', 'quota_wait', 'quota_resume',
   'stop_requested', 'restart', 'recovered', 'ended', 'failed', 'agent_exit', 'hook_block', 'hook_allow', 'error',
-  'budget', 'context_limit', 'approval', 'needs_you', 'dialog',
+  'budget', 'context_limit', 'approval', 'needs_you', 'dialog', 'internal_error',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -28,13 +29,13 @@ export interface LoopEvent {
   lastAt?: string;
 }
 
-/** What the log has dropped to stay bounded (SPEC 4 events). */
+/** What the log has dropped to stay bounded. */
 export interface PrunedSummary {
   rows: number;
   newestDroppedAt: string | undefined;
 }
 
-/** The shared event log (SPEC 4): the dashboard, `autodeck log` and the hook read it. */
+/** The shared event log: the dashboard, `autodeck log` and the hook read it. */
 export class EventStore {
   private readonly ins;
   private readonly last;
@@ -61,7 +62,7 @@ export class EventStore {
 
   /** Like insert, and says how many times in a row the event has now happened. */
   record(e: LoopEvent): { id: number; repeats: number } {
-    const detail = JSON.stringify(e.detail);
+    const detail = JSON.stringify(boundedDetail(e.detail));
     if (COALESCED_KINDS.has(e.kind)) {
       const newest = this.newestFor.get(e.taskDir) as { id: number; kind: string; detail: string; repeats: number | null } | undefined;
       if (newest && newest.kind === e.kind && newest.detail === detail) {
@@ -106,9 +107,14 @@ export class EventStore {
   }
 }
 
+/** Longer details may come from a version that stored them unbounded: bounded on reading. */
+export const BOUND_ON_READ_CHARS = 4096;
+
 function parseDetail(text: unknown): Record<string, unknown> {
   try {
-    const v: unknown = JSON.parse(String(text));
+    const s = String(text);
+    const parsed: unknown = JSON.parse(s);
+    const v = s.length > BOUND_ON_READ_CHARS ? boundedCopy(parsed) : parsed;
     return v && typeof v === 'object' ? (v as Record<string, unknown>) : { value: v };
   } catch {
     return {};

@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 
-/** The Stop hook's own counters for one loop (SPEC 9): it never relies on Claude Code's. */
+/** The Stop hook's own counters for one loop: it never relies on Claude Code's. */
 export interface HookProgress {
   taskDir: string;
   session: string;

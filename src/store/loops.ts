@@ -58,7 +58,7 @@ export interface LoopRow {
   waitingFor: WaitingFor | null;
 }
 
-/** Why a live loop waits on a person (issue 15 item 2); `failed` rows need one too, derived from the row. */
+/** Why a live loop waits on a person; `failed` rows need one too, derived from the row. */
 export interface WaitingFor {
   reason: 'permission' | 'question' | 'quota' | 'answer_not_taken';
   /** The prompt or question, printable, one line. */

@@ -3,7 +3,7 @@
  * Never edit a migration that has shipped: add the next one.
  */
 export const MIGRATIONS: readonly string[] = [
-  // 1: the seed's task_auto table with the additions of SPEC 4, runs and events.
+  // 1: the task_auto table of the auto loop's protocol, with autodeck's additions, runs and events.
   `
   CREATE TABLE task_auto (
     session_name TEXT PRIMARY KEY,
@@ -25,7 +25,7 @@ export const MIGRATIONS: readonly string[] = [
     stop_reason TEXT DEFAULT '',
     backend TEXT DEFAULT 'pty',
     owner_pid INTEGER, owner_host TEXT, owner_heartbeat_at TEXT,
-    -- what a new owner needs to take the loop over (SPEC 5.6)
+    -- what a new owner needs to take the loop over
     task_name TEXT DEFAULT '',
     root TEXT DEFAULT '',
     agent_argv TEXT DEFAULT '[]',
@@ -65,7 +65,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_task_dir ON events (task_dir, id);
   `,
-  // 2: Stop-hook mode (SPEC 9): the hook's own counters per loop, and the agent's state
+  // 2: Stop-hook mode: the hook's own counters per loop, and the agent's state
   // as its hooks report it, which the supervisor reads before the screen.
   `
   CREATE TABLE hook_progress (
@@ -125,7 +125,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_dir, loop_started_at, iteration)
   );
   `,
-  // 6: a loop that waits on a person (issue 15 item 2): why and the question, as JSON; '' none.
+  // 6: a loop that waits on a person: why and the question, as JSON; '' none.
   `
   ALTER TABLE task_auto ADD COLUMN waiting_for TEXT DEFAULT '';
   `,

@@ -6,7 +6,7 @@ import type { LoopRow } from '../store/loops.js';
 import type { ApprovalRequest } from '../policy/rules.js';
 import { waitingRequest } from './approvals.js';
 import type { Clock } from './clock.js';
-import type { LoopEntry } from './loopBoundary.js';
+import { within, type LoopEntry } from './loopBoundary.js';
 import { AgentLeftovers } from './leftovers.js';
 
 /** How long processes the agent left behind get after SIGTERM, before SIGKILL. */
@@ -103,25 +103,42 @@ export class AgentProcess {
     return session;
   }
 
+  /**
+   * Ends the agent and starts it again at once with `extraArgs` (the hung ladder's restart
+   * rung): it counts as a restart, said in a `restart` event with `detail`.
+   */
+  restart(extraArgs: readonly string[], detail: Record<string, unknown>, tx: (fn: () => void) => void): void {
+    const old = this.release();
+    tx(() => {
+      const row = this.host.row();
+      this.host.patch({ restartCount: row.restartCount + 1, restartsTotal: row.restartsTotal + 1, status: 'starting', agentPid: null, stallCount: 0, lastCaptureHash: '' });
+      this.host.event('restart', { ...detail, attempt: this.host.row().restartCount, inMs: 0, argv: extraArgs });
+    });
+    old?.dispose();
+    this.spawn(extraArgs);
+  }
+
   kill(signal: NodeJS.Signals): void {
     this.session?.kill(signal);
   }
 
   /** The hook-reported state of the current agent process: older reports are of a previous one. */
   state(): AgentState | undefined {
-    const reported = this.host.store.agentState.get(this.host.row().session);
-    if (!reported || Date.parse(reported.at) < this.since) return undefined;
-    return reported.state;
+    return within('hook report', () => {
+      const reported = this.host.store.agentState.get(this.host.row().session);
+      if (!reported || Date.parse(reported.at) < this.since) return undefined;
+      return reported.state;
+    });
   }
 
   /** What the agent's PermissionRequest hook said it asks for, while it waits. */
   request(): ApprovalRequest | undefined {
-    return waitingRequest(this.host.store.agentState.get(this.host.row().session), this.since);
+    return within('hook report', () => waitingRequest(this.host.store.agentState.get(this.host.row().session), this.since));
   }
 
   /** The same, as of the supervisor's tick (one look at the database per tick for all loops). */
   recentRequest(): ApprovalRequest | undefined {
-    return waitingRequest(this.host.store.agentState.recent(this.host.row().session), this.since);
+    return within('hook report', () => waitingRequest(this.host.store.agentState.recent(this.host.row().session), this.since));
   }
 }
 

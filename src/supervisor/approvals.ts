@@ -9,7 +9,7 @@ import type { EventKind } from '../store/events.js';
 import type { WaitingFor } from '../store/loops.js';
 
 /**
- * Permission prompts as decisions, not stalls (issue 15 item 3): the first beat that sees
+ * Permission prompts as decisions, not stalls: the first beat that sees
  * one asks the approval policy and acts — Yes, No (then tells the agent why at its next
  * idle prompt), or leaves it to a person (the loop "needs you"). None of it counts as a
  * stall or spends the recovery budget. A prompt that is still there after `retryBeats`

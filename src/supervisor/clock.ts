@@ -1,7 +1,7 @@
 import type { LoopRow } from '../store/loops.js';
 
 /**
- * Two clocks (issue 14, wall clock jumps). `wall` is the time of day: what is stored
+ * Two clocks, so that a wall clock that jumps moves nothing it should not. `wall` is the time of day: what is stored
  * (crosses processes: started_at, leases, event times) and what an agent names (a quota
  * "resets at 3pm"). `mono` only goes forward at the rate of real time and means nothing
  * across processes: every duration measured inside one (a loop's timeout, the time since

@@ -53,7 +53,7 @@ export interface BeatLimits {
   hung?: HungLimits | undefined;
 }
 
-/** Compaction is not a stall for this long (SPEC 5.3). */
+/** Compaction is not a stall for this long. */
 export const COMPACTION_GRACE_MS = 30 * 60_000;
 
 export type BeatAction =
@@ -64,7 +64,7 @@ export type BeatAction =
   | { type: 'recover'; kind: Classification['kind']; keys: string[] | 'continuation'; stepTimeout: boolean }
   | { type: 'unrecognized'; kind: Classification['kind']; stepTimeout: boolean }
   | { type: 'stall_limit'; kind: Classification['kind'] }
-  /** The agent does not know the command it was started with: the loop cannot run (issue 10 item 5). */
+  /** The agent does not know the command it was started with: the loop cannot run. */
   | { type: 'unknown_command'; command: string };
 
 export interface Observation {
@@ -130,7 +130,7 @@ function duringQuota(state: BeatState, wait: QuotaWait, obs: Observation, limits
 }
 
 /**
- * One heartbeat's decision (SPEC 5.3, 5.4): count unchanged captures, and once the agent
+ * One heartbeat's decision: count unchanged captures, and once the agent
  * looks stuck, say how to recover it. Pure: the caller captures, classifies and acts.
  */
 export function decideBeat(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {

@@ -1,5 +1,6 @@
+import { boundedCopy } from '../format/bounded.js';
 /**
- * Agents that are hung but still drawing (issue 11 item 4): the screen hash misses an agent
+ * Agents that are hung but still drawing: the screen hash misses an agent
  * whose spinner ticks while nothing happens. Four signs, each with its own clock:
  *
  * - `transcript`: the agent's transcript has not grown for T while it shows busy, and no tool
@@ -151,7 +152,7 @@ export function repeatedToolCalls(entries: readonly unknown[]): number {
     if ((e as { type?: unknown })?.type !== 'assistant' || !Array.isArray(content)) continue;
     for (const b of content) {
       if (b && typeof b === 'object' && (b as { type?: unknown }).type === 'tool_use') {
-        calls.push(JSON.stringify([(b as { name?: unknown }).name, (b as { input?: unknown }).input]));
+        calls.push(JSON.stringify(boundedCopy([(b as { name?: unknown }).name, (b as { input?: unknown }).input])));
       }
     }
   }

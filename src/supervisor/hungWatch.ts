@@ -20,7 +20,7 @@ export interface HungHost {
 const HUNG_SOURCE: Record<HungSign, DecisionSource> = { transcript: 'transcript', process: 'process', 'api-error': 'screen', 'repeated-tool-calls': 'transcript' };
 
 /**
- * The hung-agent watch of one loop (issue 11 item 4): gathers the signs the pure decider of
+ * The hung-agent watch of one loop: gathers the signs the pure decider of
  * hung.ts reads (the transcript's size and tool calls, the process tree's CPU, the error
  * banner) and carries out the rungs it climbs, each as a stall and a recovery event.
  */

@@ -12,7 +12,7 @@ export interface SignalUpdate {
 }
 
 /**
- * What a valid signal changes (SPEC 5.2): the iteration is the largest seen and never
+ * What a valid signal changes: the iteration is the largest seen and never
  * goes down; a signal without one counts one; progress resets the per-iteration
  * recovery count and the restart count.
  */
@@ -57,7 +57,7 @@ export function activeMsSince(base: ActiveBase, now: number): number {
   return Math.max(0, now - base.startedMs - base.quotaWaitMs - waiting);
 }
 
-/** A limit the loop has reached, or undefined (SPEC 5.2). The iteration limit comes first. */
+/** A limit the loop has reached, or undefined. The iteration limit comes first. */
 export function limitReached(loop: LoopCounters, now: number): StopReason | undefined {
   return limitAfter(loop, activeMs(loop, now));
 }

@@ -6,15 +6,16 @@ import type { Outcome } from '../store/runs.js';
 import type { StopReason } from '../protocol/stopFile.js';
 import { Watchdog } from './watchdog.js';
 import { LoopRowWriter } from './loopRowWriter.js';
-import { applySignal, restartBackoffMs, RESTART_LIMIT_MESSAGE } from './limits.js';
+import { applySignal, restartBackoffMs } from './limits.js';
 import type { LoopDeps, LoopSpec } from './loopSpec.js';
 import { LoopTimers } from './loopTimers.js';
 import { ProgressFiles } from './progressFiles.js';
 import { AgentProcess } from './agentProcess.js';
 import { LoopGovernor } from './loopGovernor.js';
 import { LoopStopping } from './loopStopping.js';
-import { runOf, saveEnd, type Failure } from './loopEnd.js';
-import type { LoopEntry } from './loopBoundary.js';
+import { LoopEnding } from './loopEnd.js';
+import { LoopBoundary, within, type LoopEntry } from './loopBoundary.js';
+import { INTERNAL_ERROR, LoopFailure } from './loopFailure.js';
 
 export type { LoopDeps, LoopSettings, LoopSpec } from './loopSpec.js';
 
@@ -23,10 +24,12 @@ export type { LoopDeps, LoopSettings, LoopSpec } from './loopSpec.js';
  * one job: the agent's process (agentProcess.ts), the progress files and their watch
  * (progressFiles.ts), the heartbeat's judgement of the screen (watchdog.ts), the limits
  * of iterations, time, budget and context (loopGovernor.ts), stopping in order
- * (loopStopping.ts), the row and its writes (loopRowWriter.ts), the run recorded at the
- * end (loopEnd.ts). Everything that comes into the loop from outside comes through
- * `enter`. Time comes from `deps.clock` (durations on its monotonic side); the decisions
- * themselves are the pure functions of limits.ts.
+ * (loopStopping.ts), its timers (loopTimers.ts), the row and its writes
+ * (loopRowWriter.ts), its end (loopEnd.ts). Everything that comes into the loop from
+ * outside comes through one boundary (`enter`, loopBoundary.ts): an exception there fails
+ * this loop alone, its agent stopped in order (loopFailure.ts). Time comes from
+ * `deps.clock` (durations on its monotonic side); the decisions themselves are the pure
+ * functions of limits.ts.
  */
 export class Loop {
   /** The loop's row, and its way to the database (nothing lost when a write fails). */
@@ -39,11 +42,25 @@ export class Loop {
   private readonly watchdog: Watchdog;
   /** A person has the agent's terminal (attach mode). */
   private attachedNow = false;
-  /** Why the loop failed, once it did. */
-  private failure: Failure | undefined;
+  /** Where the world comes in: what is thrown there fails this loop alone (`internal`). */
+  private readonly boundary: LoopBoundary;
+  private readonly internal: LoopFailure;
+  private readonly ending: LoopEnding;
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.rows = new LoopRowWriter(row, deps);
+    this.boundary = new LoopBoundary(row.taskDir, { internal: (where, err, entry) => this.internal.start(where, err, entry), busy: (err) => deps.busy?.(err) });
+    this.internal = new LoopFailure({
+      taskDir: row.taskDir, graceMs: spec.settings.graceSeconds * 1000,
+      session: () => this.agent.session,
+      event: (kind, detail) => this.rows.event(kind, detail),
+      quiet: () => {
+        this.timers.clear();
+        this.files.close();
+      },
+      markStopping: () => this.rows.patch({ status: 'stopping', stopReason: INTERNAL_ERROR }),
+      end: (message) => this.ending.afterFailure(message, INTERNAL_ERROR),
+    });
     const enter: LoopEntry = (where, fn) => this.enter(where, fn);
     const event = (kind: EventKind, detail: Record<string, unknown>): void => this.rows.event(kind, detail);
     const patch = (p: Partial<LoopRow>): void => this.rows.patch(p);
@@ -84,14 +101,19 @@ export class Loop {
       recentAgentRequest: () => this.agent.recentRequest(),
       agentRecord: spec.agentFiles ? () => spec.agentFiles!.record(this.agent.pid) : undefined,
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
+    this.ending = new LoopEnding({
+      deps, rows: this.rows, timers: this.timers, files: this.files, agent: this.agent, governor: this.governor, stopper: this.stopper,
+      internal: this.internal, enter, ended: (run) => deps.ended(this, run),
+    });
   }
 
   /**
    * The loop's one boundary: every call into it from outside (its watcher and timers, its
-   * agent's exit, the supervisor, the dashboard) runs through here.
+   * agent's exit, the supervisor, the dashboard) runs through here. An exception there
+   * ends this loop `failed` (loopFailure.ts); the other loops go on.
    */
-  private enter<T>(_where: string, fn: () => T): T | undefined {
-    return fn();
+  private enter<T>(where: string, fn: () => T): T | undefined {
+    return this.boundary.enter(where, fn);
   }
 
   get row(): LoopRow {
@@ -106,10 +128,6 @@ export class Loop {
   /** Over: ended, suspended or detached; its row is final. */
   private get over(): boolean {
     return this.rows.closed;
-  }
-
-  private set over(value: boolean) {
-    this.rows.closed = value;
   }
 
   get taskDir(): string {
@@ -159,13 +177,7 @@ export class Loop {
    */
   private restartHung(extraArgs: readonly string[], detail: Record<string, unknown>): void {
     if (this.over || this.stopping) return;
-    const old = this.agent.release();
-    this.deps.store.tx(() => {
-      this.rows.patch({ restartCount: this.row.restartCount + 1, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null, stallCount: 0, lastCaptureHash: '' });
-      this.rows.event('restart', { ...detail, attempt: this.row.restartCount, limit: this.spec.settings.restartLimit, inMs: 0, argv: extraArgs });
-    });
-    old?.dispose();
-    this.agent.spawn(extraArgs);
+    this.agent.restart(extraArgs, { ...detail, limit: this.spec.settings.restartLimit }, (fn) => this.deps.store.tx(fn));
   }
 
   /** Runs an adopted loop again in this process: a new agent, counters as planned. */
@@ -180,6 +192,8 @@ export class Loop {
   /** An adopted `stopping` loop: the stop was wanted, so it ends with the reason it had. */
   finishOrphan(): void {
     this.enter('adopt', () => {
+      // its earlier owner failed it inside and was stopping its agent: it fails now
+      if (this.row.stopReason === INTERNAL_ERROR) return this.fail('an internal error ended this loop (see its internal_error event)', INTERNAL_ERROR);
       this.stopper.restore(this.row);
       this.finish();
     });
@@ -226,6 +240,10 @@ export class Loop {
 
   /** Heartbeat: stall detection while the loop runs; after it, ending an idle agent. */
   private beat(): void {
+    within('heartbeat', () => this.beatNow());
+  }
+
+  private beatNow(): void {
     const session = this.agent.session;
     if (this.over || !session || session.exited || this.attachedNow) return;
     if (this.stopping) {
@@ -280,6 +298,7 @@ export class Loop {
 
   /** Asks the agent to stop by writing the stop file; `force` kills at once. */
   requestStop(reason: StopReason, opts: { force?: boolean } = {}): void {
+    if (this.boundary.failed && opts.force) this.internal.killNow();
     this.enter('stop request', () => this.stopper.request(reason, opts));
   }
 
@@ -316,75 +335,29 @@ export class Loop {
     });
   }
 
-  /** The loop is over: clean up and record the run. */
   private finish(): void {
-    this.end(this.stopper.outcome());
+    this.ending.finish();
   }
 
-  /**
-   * Ends the loop as `failed`, keeping its row: the message is the `failed` event and the
-   * row's stop reason (what its dashboard row shows); `code` is the run's stop reason.
-   */
-  private fail(message = RESTART_LIMIT_MESSAGE, code = ''): void {
-    this.failure = { message, code };
-    this.end('failed');
+  private fail(message?: string, code?: string): void {
+    this.ending.fail(message, code);
   }
 
   private end(outcome: Outcome): void {
-    if (this.over) return;
-    this.over = true;
-    this.timers.clear();
-    this.files.close();
-    this.agent.session?.dispose();
-    this.files.remove();
-    const run = runOf(this.row, {
-      now: this.deps.clock.wall(), activeMs: this.governor.activeMs(), outcome,
-      stopReason: this.stopper.reason ?? this.failure?.code ?? '', forced: this.stopper.forced, spend: this.governor.finalSpend(),
-    });
-    saveEnd({
-      store: this.deps.store, busy: this.deps.busy, row: () => this.row, patch: (p) => this.rows.patch(p), event: (kind, detail) => this.rows.event(kind, detail),
-      retry: (ms, fn) => setTimeout(() => this.enter('end', fn), ms),
-      ended: (r) => this.deps.ended(this, r),
-    }, run, this.failure);
+    this.ending.end(outcome);
   }
 
-  /**
-   * Stops the loop's timers and watcher without ending it (the process is going away).
-   * An agent that can outlive us (tmux) is let go, to be re-attached by the next owner.
-   */
+  /** Stops the loop's timers and watcher without ending it (the process is going away); see LoopEnding.detach. */
   detach(): void {
-    this.enter('detach', () => {
-      this.timers.clear();
-      this.files.close();
-      this.agent.session?.detach?.();
-    });
+    if (this.boundary.failed) return this.ending.leaveFailed(true);
+    this.enter('detach', () => this.ending.detach());
   }
 
-  /**
-   * Leaves the loop for the next launch: timers and watcher stop, the agent is ended (a
-   * pty agent cannot outlive its owner), and the row stays — `suspended`, which the next
-   * owner resumes without counting a restart, or still `stopping`, which it finishes.
-   * Nothing of this loop runs here afterwards.
-   */
+  /** Leaves the loop for the next launch; see LoopEnding.suspend. */
   suspend(): void {
-    this.enter('suspend', () => {
-      if (this.over) return;
-      this.timers.clear();
-      this.files.close();
-      const session = this.agent.release();
-      const running = session !== undefined && !session.exited;
-      this.rows.tx(() => {
-        this.rows.patch({ status: this.row.status === 'stopping' ? 'stopping' : 'suspended', agentPid: null, stallCount: 0, lastCaptureHash: '' });
-        if (running) this.rows.event('agent_exit', { action: 'SIGKILL', why: 'autodeck is shutting down; the loop is suspended until the next launch' });
-      });
-      this.over = true;
-      session?.dispose();
-    });
+    if (this.boundary.failed) return this.ending.leaveFailed(false);
+    this.enter('suspend', () => this.ending.suspend());
   }
-
-
-
-
 
   /** Fields whose write failed: written again at the next flush. */
   requeue(write: Partial<LoopRow>): void {
@@ -395,8 +368,12 @@ export class Loop {
     return this.rows.dirty;
   }
 
-  /** The counters patched for later, written; see LoopRowWriter.flush. */
+  /**
+   * The counters patched for later, written (LoopRowWriter.flush), inside the supervisor's
+   * one transaction for all loops. A locked database is the caller's to retry; any other
+   * error is this loop's own and fails it alone, through its boundary.
+   */
   flush(): Partial<LoopRow> | undefined {
-    return this.rows.flush();
+    return this.boundary.enter('flush', () => this.rows.flush(), { transientToCaller: true });
   }
 }

@@ -9,6 +9,7 @@ import type { LoopRow } from '../store/loops.js';
 import type { LoopSettings } from './loopSpec.js';
 import type { UsageSource } from '../agents/agentRecord.js';
 import { limitAfter } from './limits.js';
+import { within } from './loopBoundary.js';
 import { activeMsNow, anchorActive, type ActiveAnchor, type Clock } from './clock.js';
 
 /** What a loop's governor needs of its loop. */
@@ -69,11 +70,15 @@ export class LoopGovernor {
 
   /** What the agent's transcript says it spent; undefined when there is none. */
   spend(): Spend | undefined {
-    return this.spendReader.read()?.spend;
+    return within('spend', () => this.spendReader.read()?.spend);
   }
 
   /** At a signal: the row's spend, compactions and ctx brought up to date, the iteration's share recorded (src/spend/). */
   recordSpend(signalWrittenMs: number | undefined): { compactions: number | null } | undefined {
+    return within('spend', () => this.recordSpendNow(signalWrittenMs));
+  }
+
+  private recordSpendNow(signalWrittenMs: number | undefined): { compactions: number | null } | undefined {
     const row = this.host.row();
     const writtenAt = signalWrittenMs === undefined ? undefined : new Date(signalWrittenMs).toISOString();
     const { reading, closed } = this.spendReader.atSignal(row.iteration, new Date(this.host.clock.wall()).toISOString(), writtenAt);
@@ -88,7 +93,7 @@ export class LoopGovernor {
    * compacted too often.
    */
   watchSpend(): StopReason | undefined {
-    const reading = this.spendReader.read();
+    const reading = within('spend', () => this.spendReader.read());
     const changed = changedFields(this.host.row(), spendFields(reading));
     if (changed) this.host.patchLater(changed);
     return this.contextCheck(this.spendReader.compactionsNow(reading), this.host.row().iteration + 1);

@@ -13,6 +13,7 @@ import { endOutcome } from './limits.js';
 import type { LoopSettings } from './loopSpec.js';
 import type { AgentProcess } from './agentProcess.js';
 import type { ProgressFiles } from './progressFiles.js';
+import { within } from './loopBoundary.js';
 
 /** After SIGTERM, how long an agent has before SIGKILL. */
 export const KILL_AFTER_TERM_MS = 5000;
@@ -152,7 +153,7 @@ export class LoopStopping {
    */
   beat(session: Session): void {
     const row = this.host.row();
-    const lines = session.screen();
+    const lines = within('screen read', () => session.screen());
     const hash = sha1Hex(lines.join('\n'));
     const stallCount = hash === row.lastCaptureHash ? row.stallCount + 1 : 0;
     if (stallCount !== row.stallCount || hash !== row.lastCaptureHash) {

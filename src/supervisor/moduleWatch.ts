@@ -21,7 +21,7 @@ export interface ModuleWatchHandlers {
  *
  * Not chokidar here on purpose: on every event in a watched folder chokidar reads the
  * whole folder again (a `readdir` and an `lstat` per entry, on the thread pool), which
- * was the largest cost of a dashboard at rest (docs/performance.md, seventh pass). Its
+ * was the largest cost of a dashboard at rest (docs/performance.md). Its
  * polling serves below when the kernel has no inotify watch left.
  *
  * Throws when the kernel refuses the watch (ENOSPC and the like: see `outOfWatches`).

@@ -1,6 +1,6 @@
 import type { LoopRow } from '../store/loops.js';
 
-/** Another host's owner is presumed gone after this long without a heartbeat (SPEC 5.6). */
+/** Another host's owner is presumed gone after this long without a heartbeat. */
 export const OWNER_LEASE_MS = 5 * 60_000;
 
 /** Whether a process with this pid exists here (EPERM: it exists, it is just not ours). */

@@ -7,7 +7,7 @@ import { signalWrittenMs } from '../spend/loopSpend.js';
 import type { EventKind } from '../store/events.js';
 import { ticksIn } from './tick.js';
 import { pollModuleFiles, watchModuleFiles, type ModuleWatch, type ModuleWatchHandlers } from './moduleWatch.js';
-import type { LoopEntry } from './loopBoundary.js';
+import { within, type LoopEntry } from './loopBoundary.js';
 
 /** How often a polling watcher looks (after the inotify watches ran out). */
 export const WATCH_POLL_MS = 250;
@@ -134,7 +134,7 @@ export class ProgressFiles {
    * was (an adopted loop finds the one its earlier owner applied).
    */
   newSignal(): { read: SignalRead; firstLook: boolean } | undefined {
-    const read = readSignalFile(this.signalPath);
+    const read = within('signal file', () => readSignalFile(this.signalPath));
     if (read.identity === this.lastSignalIdentity) return undefined;
     const firstLook = this.lastSignalIdentity === undefined;
     this.lastSignalIdentity = read.identity;
@@ -155,9 +155,11 @@ export class ProgressFiles {
 
   /** The stop request in the stop file, if there is one. */
   stopRequest(): StopRequest | undefined {
-    this.lastStopIdentity = currentIdentity(this.stopPath);
-    if (this.lastStopIdentity === undefined) return undefined;
-    return readStopFile(this.taskDir);
+    return within('stop file', () => {
+      this.lastStopIdentity = currentIdentity(this.stopPath);
+      if (this.lastStopIdentity === undefined) return undefined;
+      return readStopFile(this.taskDir);
+    });
   }
 
   /** The loop wrote the stop file itself: that version is no news. */

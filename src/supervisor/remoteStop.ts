@@ -4,9 +4,9 @@ import type { LoopRow } from '../store/loops.js';
 import { ownerAlive } from './owner.js';
 
 /**
- * Asks a loop this process does not own to stop (SPEC 2.2): the stop file, which a live
+ * Asks a loop this process does not own to stop: the stop file, which a live
  * owner's watcher turns into a stop. Nobody watches an orphan's stop file, so its row is
- * marked `stopping` too, and whoever adopts it finishes it (SPEC 5.6). Returns whether
+ * marked `stopping` too, and whoever adopts it finishes it. Returns whether
  * the owner is alive.
  */
 export function stopOthersLoop(

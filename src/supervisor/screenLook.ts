@@ -9,6 +9,7 @@ import { screenRequest } from '../policy/screenRequest.js';
 import type { ApprovalRequest } from '../policy/rules.js';
 import { errorBanner, type DecisionSource } from './hung.js';
 import { screenQuestion } from './needsYouScreen.js';
+import { within } from './loopBoundary.js';
 
 /** What one look at an agent's screen found. */
 export interface Look {
@@ -33,14 +34,16 @@ export interface Look {
 export function lookAtScreen(profile: Profile, session: Session, last: Look | undefined): Look {
   const version = session.screenVersion;
   if (version !== undefined && version === last?.version) return last;
-  const lines = session.screen();
-  const classification = classifyScreen(profile, lines);
-  return {
-    version, hash: sha1Hex(profile.hashedLines(lines).join('\n')), classification,
-    answer: answerKeys(profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
-    request: classification.kind === 'permission_prompt' ? screenRequest(profile.name, lines) : undefined,
-    question: classification.kind === 'question' ? screenQuestion(lines) : undefined,
-  };
+  return within('screen read', () => {
+    const lines = session.screen();
+    const classification = classifyScreen(profile, lines);
+    return {
+      version, hash: sha1Hex(profile.hashedLines(lines).join('\n')), classification,
+      answer: answerKeys(profile, classification, lines), banner: errorBanner(lines), blank: lines.every((l) => l.trim() === ''),
+      request: classification.kind === 'permission_prompt' ? screenRequest(profile.name, lines) : undefined,
+      question: classification.kind === 'question' ? screenQuestion(lines) : undefined,
+    };
+  });
 }
 
 /** What a hook-reported state means for recovery; absent: the screen decides. */

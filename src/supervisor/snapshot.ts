@@ -5,7 +5,7 @@ import type { IterationSpendRow } from '../store/iterationSpend.js';
 import { contextPercent } from '../spend/context.js';
 import { needsYou, type NeedsYou } from '../deck/needsYou.js';
 
-/** One loop as `status --json` and the REST API show it (SPEC 6). */
+/** One loop as `status --json` and the REST API show it. */
 export interface LoopStatusJson {
   session: string;
   taskDir: string;
@@ -45,7 +45,7 @@ export interface LoopStatusJson {
   ctxPercent: number | null;
   /** Per iteration, when asked (`--iterations`). */
   perIteration?: IterationJson[];
-  /** Waits on a person (issue 15): why and the prompt or question; null when it does not. */
+  /** Waits on a person: why and the prompt or question; null when it does not. */
   needsYou: NeedsYou | null;
 }
 

@@ -8,57 +8,31 @@ import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
 import { STOP_FILE, type StopReason } from '../protocol/stopFile.js';
 import { pragma } from '../store/statements.js';
 import { spawnPtySession } from '../sessions/pty.js';
-import { attachTmuxSession, tmuxFactory } from '../sessions/tmux.js';
-import { tmuxSessionName } from '../sessions/tmuxCommand.js';
+import { tmuxFactory } from '../sessions/tmux.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
 import { BUSY_TIMEOUT_MS, isConstraintError, isTransientWriteError, withBusyTimeout } from '../store/db.js';
-import type { EventKind, LoopEvent } from '../store/events.js';
+import type { EventKind } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
 import type { RunRow } from '../store/runs.js';
-import { Loop, type LoopSettings } from './loop.js';
-import { planAdoption } from './adoption.js';
+import { Loop } from './loop.js';
+import type { SupervisorEvents, SupervisorOptions, SupervisorSettings } from './supervisorOptions.js';
+import { adoptOrphan } from './adoption.js';
 import { TICK_MS } from './tick.js';
 import { ownerAlive } from './owner.js';
 import { stopOthersLoop } from './remoteStop.js';
-import { killOrphanAgent } from '../sessions/orphans.js';
 import { systemClock, type Clock } from './clock.js';
 import { EventRecorder } from './eventRecorder.js';
+import { failRowInside } from './loopFailure.js';
+import { watchLastResort } from './lastResort.js';
 import { pickLoopSettings, specOfRow, type StoredLoopSettings } from './rowSpec.js';
 import { agentLaunch, conflictRefusal, failedSummary, StartRefused, type StartOptions } from './loopStart.js';
 
 export { StartRefused, type StartOptions, type ReplacedFailed } from './loopStart.js';
 export type { StoredLoopSettings } from './rowSpec.js';
 
-/** What the supervisor needs of the settings (SPEC 3). */
-export interface SupervisorSettings extends LoopSettings {
-  /** The user's additions to the agent profiles (settings file `profiles`). */
-  profiles?: unknown;
-  agent: string[];
-  agentCwd?: string | undefined;
-  backend: 'pty' | 'tmux';
-  db: string;
-  roots: string[];
-  maxIterations: number;
-  timeoutMinutes: number;
-  mode?: 'signal' | 'hook';
-}
-
-export interface SupervisorOptions {
-  store: Store;
-  settings: SupervisorSettings;
-  /** The wall clock alone (tests); `clock` gives both. */
-  now?: () => number;
-  /** Wall and monotonic time (clock.ts); the system's by default. */
-  clock?: Clock;
-  /** Session factories per backend; tests pass their own (a private tmux socket, say). */
-  spawn?: SessionFactory;
-  tmux?: TmuxOptions;
-  host?: string;
-  pid?: number;
-  env?: NodeJS.ProcessEnv;
-}
+export type { SupervisorEvents, SupervisorOptions, SupervisorSettings } from './supervisorOptions.js';
 
 export { TICK_MS } from './tick.js';
 /** How often the owner heartbeat is written; well inside the 5-minute lease. */
@@ -71,13 +45,6 @@ export const LEASE_REFRESH_MS = 15_000;
 export const SUPERVISOR_BUSY_MS = 20;
 
 
-interface SupervisorEvents {
-  event: [LoopEvent];
-  change: [];
-  ended: [RunRow];
-  /** Every TICK_MS, after the loops' checks: the process's one pulse (the deck's and the clocks' looks come with it). */
-  tick: [];
-}
 
 /**
  * Owns the loops of this process: starts them, routes stop requests, keeps the owner
@@ -101,6 +68,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private lastAdoptAt = 0;
   /** The event log (what a locked database or a full disk held back, kept). */
   private readonly events: EventRecorder;
+  private unwatch: (() => void) | undefined;
 
   constructor(opts: SupervisorOptions) {
     super();
@@ -116,6 +84,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.events = new EventRecorder(this.store, this.clock, (e) => this.emit('event', e));
     pragma(this.store.db, `busy_timeout = ${SUPERVISOR_BUSY_MS}`);
     this.ticker = setInterval(() => this.tick(), TICK_MS);
+    if (opts.lastResort) this.unwatch = watchLastResort(this);
   }
 
   /** Loops owned by this process, by task folder. */
@@ -129,8 +98,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Starts a loop on a task module (SPEC 5.1). A loop left there by an autodeck that
-   * died is adopted instead (SPEC 5.6); undefined when adopting ended it at once.
+   * Starts a loop on a task module. A loop left there by an autodeck that
+   * died is adopted instead; undefined when adopting ended it at once.
    * Throws StartRefused.
    */
   start(path: string, opts: StartOptions = {}): Loop | undefined {
@@ -148,7 +117,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       throw new StartRefused('usage', `a session id is 1 to 64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(opts.session.slice(0, 80))})`);
     }
     const session = opts.session ?? sessionName(module.name, module.dir);
-    // One loop per module and one per session (SPEC 8); failed rows are replaced.
+    // One loop per module and one per session; failed rows are replaced.
     const existing = [this.store.loops.getByTaskDir(module.dir), this.store.loops.get(session)]
       .find((r) => r !== undefined && r.status !== 'failed');
     if (existing) {
@@ -190,7 +159,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // A stop file left by an earlier loop would end this one at once; an old signal would skew its counters.
     for (const name of [STOP_FILE, SIGNAL_FILE, SIGNAL_TMP_FILE]) removeIfPresent(join(module.dir, name));
 
-    const loop = this.makeLoop(row);
+    const loop = this.makeLoop(row, 'start');
     this.record(row, 'started', {
       maxIterations, timeoutMinutes, argv, cwd, backend: this.settings.backend, owner: this.pid, mode, hooksInjected, ...(replacedFailed ? { replacedFailed } : {}),
     });
@@ -199,20 +168,36 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return loop;
   }
 
-  /** A Loop object for a row, its spec rebuilt from what the row stored. */
-  private makeLoop(row: LoopRow): Loop {
-    const spec = specOfRow(row, { settings: this.settings, db: this.settings.db, env: this.env });
-    const loop = new Loop(row, spec, {
-      store: this.store,
-      spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
-      clock: this.clock,
-      record: (r, kind, detail, opts) => this.record(r, kind, detail, opts),
-      changed: () => this.emit('change'),
-      ended: (l, run) => this.onEnded(l, run),
-      busy: (err) => this.noteBusy(err),
-    });
+  /**
+   * A Loop object for a row, its spec rebuilt from what the row stored. A row this cannot
+   * be made from (a bug, or settings nothing foresaw) fails on its own: StartRefused 'failed'.
+   */
+  private makeLoop(row: LoopRow, where: string): Loop {
+    let loop: Loop;
+    try {
+      const spec = specOfRow(row, { settings: this.settings, db: this.settings.db, env: this.env });
+      loop = new Loop(row, spec, {
+        store: this.store,
+        spawn: row.backend === 'tmux' ? tmuxFactory(this.tmux) : this.spawnPty,
+        clock: this.clock,
+        record: (r, kind, detail, opts) => this.record(r, kind, detail, opts),
+        changed: () => this.events.listen(() => this.emit('change')),
+        ended: (l, run) => this.events.listen(() => this.onEnded(l, run)),
+        busy: (err) => this.noteBusy(err),
+      });
+    } catch (err) {
+      if (isTransientWriteError(err)) throw err;
+      throw this.failRow(row, where, err);
+    }
     this.loops.set(row.taskDir, loop);
     return loop;
+  }
+
+  /** A row of this process no Loop could be made for: failed at once, never left running. */
+  private failRow(row: LoopRow, where: string, err: unknown): StartRefused {
+    const text = failRowInside({ store: this.store, record: (r, kind, detail) => this.record(r, kind, detail) }, row, where, err);
+    this.emit('change');
+    return new StartRefused('failed', `${row.taskName || row.taskDir}: ${text}; the loop is failed`);
   }
 
   /** A row whose owner is gone: a dead pid here, or a stale lease from another host. */
@@ -221,7 +206,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Adopts every orphaned loop that `accept` lets through (SPEC 5.6). Loops of live
+   * Adopts every orphaned loop that `accept` lets through. Loops of live
    * owners are never touched. Returns the loops now running here.
    */
   adoptOrphans(accept: (row: LoopRow) => boolean = () => true): Loop[] {
@@ -240,7 +225,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /**
    * Keeps adopting: every heartbeat (at least every TICK_MS), loops whose owner died are
-   * taken over (SPEC 5.6), so that the limits of a dead `run`'s tmux loops keep holding
+   * taken over, so that the limits of a dead `run`'s tmux loops keep holding
    * while a dashboard or `serve` is alive. The pid check is local and cheap; another
    * host's owner counts as gone only after its lease expires.
    */
@@ -251,41 +236,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** Takes one orphaned loop over; undefined when it ended (or failed) at once, or another process won it. */
   private adopt(orphan: LoopRow): Loop | undefined {
-    const at = new Date(this.now()).toISOString();
-    // Compare-and-swap on the old owner: of two adopters, exactly one wins.
-    if (!this.store.loops.claim(orphan, { ownerPid: this.pid, ownerHost: this.host, ownerHeartbeatAt: at })) {
-      throw new StartRefused('conflict', `${orphan.taskName}: another autodeck is taking this loop over`);
-    }
-    const from = { pid: orphan.ownerPid, host: orphan.ownerHost };
-    const row = this.store.loops.get(orphan.session)!;
-    // A tmux agent outlives its supervisor: watch it again rather than start a second one.
-    const survivor = orphan.backend === 'tmux' ? attachTmuxSession(tmuxSessionName(orphan.session), this.tmux) : undefined;
-    if (survivor && !survivor.exited) {
-      const loop = this.makeLoop(row);
-      this.record(row, 'recovered', { from, status: orphan.status, action: 'reattach', agentPid: survivor.pid });
-      if (row.status !== 'stopping') removeIfPresent(join(row.taskDir, STOP_FILE));
-      loop.reattach(survivor);
-      this.emit('change');
-      return loop;
-    }
-    survivor?.dispose(); // its agent has exited: the pane goes, the loop is adopted as below
-    // A pty agent dies with its owner; one that survived (ignoring SIGHUP) cannot be watched again.
-    const killed = orphan.ownerHost === this.host && orphan.backend !== 'tmux' && killOrphanAgent(orphan.agentPid, orphan.session);
-    const plan = planAdoption(orphan, (orphan.settings as Partial<StoredLoopSettings>).restartLimit ?? this.settings.restartLimit);
-    const loop = this.makeLoop(row);
-    this.record(row, 'recovered', { from, status: orphan.status, action: plan.action, killedOrphanAgent: killed });
-    if (plan.action === 'finish') {
-      loop.finishOrphan();
-      return undefined;
-    }
-    if (plan.action === 'fail') {
-      loop.failOrphan(plan.restartCount);
-      return undefined;
-    }
-    removeIfPresent(join(row.taskDir, STOP_FILE)); // stale: nobody is stopping this loop now
-    loop.resume({ restartCount: plan.restartCount });
-    this.emit('change');
-    return loop;
+    return adoptOrphan(orphan, {
+      store: this.store, host: this.host, pid: this.pid, tmux: this.tmux, now: this.now(), restartLimit: this.settings.restartLimit,
+      makeLoop: (row) => this.makeLoop(row, 'adopt'),
+      record: (row, kind, detail) => this.record(row, kind, detail),
+      changed: () => this.emit('change'),
+      failRow: (row, err) => this.failRow(row, 'adopt', err),
+    });
   }
 
   /**
@@ -311,7 +268,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Leaves every loop of this process for the next launch (SPEC 5.7), as a process that
+   * Leaves every loop of this process for the next launch, as a process that
    * quits on purpose does: pty loops are suspended (their agents end, their rows stay
    * `suspended` and resume at the next launch without counting a restart); tmux agents
    * are let go and keep running, to be re-attached. Returns how many loops it left.
@@ -395,7 +352,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const now = this.clock.mono();
     if (this.adoptEveryMs > 0 && now - this.lastAdoptAt >= this.adoptEveryMs) {
       this.lastAdoptAt = now;
-      // A suspended loop was left on purpose for the next launch (SPEC 5.7), not orphaned by a crash.
+      // A suspended loop was left on purpose for the next launch, not orphaned by a crash.
       this.adoptOrphans((row) => row.status !== 'suspended');
     }
     if (now - this.lastLeaseAt >= LEASE_REFRESH_MS && this.loops.size > 0) {
@@ -407,8 +364,28 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
-  /** Stops timers and watchers; loops' rows stay for the next owner (SPEC 5.6). */
+  /**
+   * The process's last resort (lastResort.ts): the error in the log, every loop let go (its
+   * timers and watcher stopped, a tmux agent left running) and its row released at once,
+   * for the next supervisor to adopt.
+   */
+  abandon(error: { message: string; stack: string }): void {
+    clearInterval(this.ticker);
+    this.record({ session: '', taskDir: '', taskName: '' }, 'internal_error', { where: 'process', ...error });
+    for (const loop of this.active()) {
+      try {
+        loop.detach();
+        this.store.loops.update(loop.row.session, { ownerPid: null });
+      } catch { /* the next loop all the same; a row left under this pid is adoptable once the process is gone */ }
+    }
+    try {
+      this.events.held.save();
+    } catch { /* locked: those events are lost, the rows are not */ }
+  }
+
+  /** Stops timers and watchers; loops' rows stay for the next owner. */
   close(): void {
+    this.unwatch?.();
     clearInterval(this.ticker);
     try {
       withBusyTimeout(this.store.db, BUSY_TIMEOUT_MS, () => this.events.held.save());

@@ -2,7 +2,7 @@
  * How often the cheap per-loop checks run (limits, missed file events, owner lease,
  * heartbeats): the process's one pulse, which the clocks' second rides too. It was 500 ms;
  * every wake-up at rest costs more than its work (cold caches), and nothing on it needs
- * less than a second (docs/performance.md, fifteenth pass).
+ * less than a second (docs/performance.md).
  */
 export const TICK_MS = 1000;
 

@@ -2,6 +2,7 @@ import { findTranscript, lastQuotaError, readTranscriptTail, type TranscriptEntr
 import { parseResetTime } from '../agents/resetTime.js';
 import { currentIdentity } from '../protocol/signal.js';
 import { quotaWait, type BeatLimits, type QuotaWait } from './heartbeat.js';
+import { within } from './loopBoundary.js';
 
 /**
  * Claude Code's transcript of a loop's agent, read again only when it changed: its tail
@@ -15,13 +16,16 @@ export class TranscriptWatch {
 
   /** The transcript's path and newest entries when it changed since the last look. */
   changed(startedAtMs: number): { path: string; entries: TranscriptEntry[] } | undefined {
-    if (!this.dir) return undefined;
-    const path = findTranscript(this.dir, startedAtMs);
-    if (!path) return undefined;
-    const id = currentIdentity(path);
-    if (id === this.identity) return undefined;
-    this.identity = id;
-    return { path, entries: readTranscriptTail(path) };
+    const dir = this.dir;
+    if (!dir) return undefined;
+    return within('transcript', () => {
+      const path = findTranscript(dir, startedAtMs);
+      if (!path) return undefined;
+      const id = currentIdentity(path);
+      if (id === this.identity) return undefined;
+      this.identity = id;
+      return { path, entries: readTranscriptTail(path) };
+    });
   }
 }
 

@@ -21,6 +21,7 @@ import { DialogAnswers } from './dialogs.js';
 import { QuotaSightings } from './quotaSightings.js';
 import { QuotaWaits, storedWait } from './quotaWaits.js';
 import { TranscriptWatch, transcriptQuotaWait } from './transcriptWatch.js';
+import { within } from './loopBoundary.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -43,9 +44,9 @@ export interface WatchdogHost {
   /** Ends the agent and starts it again with `extraArgs` appended (the hung ladder's restart). */
   restartAgent?(extraArgs: readonly string[], detail: Record<string, unknown>): void;
   later(ms: number, fn: () => void): void;
-  /** The state the agent's own hooks last reported for this run of it, if any (SPEC 9). */
+  /** The state the agent's own hooks last reported for this run of it, if any. */
   agentState?(): AgentState | undefined;
-  /** What Claude Code's PermissionRequest hook said the agent asks for, while it waits (issue 15). */
+  /** What Claude Code's PermissionRequest hook said the agent asks for, while it waits. */
   agentRequest?(): ApprovalRequest | undefined;
   /** The same as of the supervisor's tick (one look at the database per tick for all loops). */
   recentAgentRequest?(): ApprovalRequest | undefined;
@@ -53,7 +54,7 @@ export interface WatchdogHost {
   agentRecord?(): AgentRecord | undefined;
 }
 
-/** The approval policy of a loop and where its project is (issue 15 item 3). */
+/** The approval policy of a loop and where its project is. */
 export interface ApprovalSetup {
   policy: ApprovalPolicy;
   context: PolicyContext;
@@ -68,7 +69,7 @@ const STATUS_FILE = join('.working', '.status.json');
 const EARLY_LOOKS = ticksIn(5000);
 
 /**
- * The heartbeat of one loop (SPEC 5.3, 5.4): captures the agent's screen, lets the pure
+ * The heartbeat of one loop: captures the agent's screen, lets the pure
  * decider judge it, and carries out what it decides — answering prompts, the silent
  * continue, quota waits — plus the transcript checks (reasoning loop, API 429).
  */
@@ -86,7 +87,7 @@ export class Watchdog {
   private readonly hungWatch: HungWatch;
   /** A valid signal came in this loop: the agent knew its start command. */
   private sawSignal = false;
-  /** Permission prompts as decisions (issue 15); undefined in tests that predate it. */
+  /** Permission prompts as decisions; undefined in tests that predate it. */
   private readonly approvals: Approvals | undefined;
   /** The hook-reported request an early look last acted on (or gave up on), and the looks taken for it. */
   private hookRequestSeen: string | undefined;
@@ -164,7 +165,7 @@ export class Watchdog {
   }
 
   /**
-   * Permission prompts and questions before the stall logic (issue 15): true when this
+   * Permission prompts and questions before the stall logic: true when this
    * beat was a decision (progress, not a stall).
    */
   private decideFirst(look: Look, hash: string, now: number, record?: AgentRecord): boolean {
@@ -181,12 +182,12 @@ export class Watchdog {
     }
     const approvals = this.approvals;
     if (!approvals) return false;
-    const handled = kind === 'permission_prompt'
+    const handled = within('approval', () => kind === 'permission_prompt'
       ? approvals.onPrompt({
         hash, screen: look.request, hook: this.host.agentRequest?.() ?? record?.request, yesKeys: look.answer,
         hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
       })
-      : approvals.onOther(kind);
+      : approvals.onOther(kind));
     if (!handled) return false;
     return this.progress(hash, now, kind);
   }
@@ -340,7 +341,7 @@ export class Watchdog {
     return this.lastLook;
   }
 
-  /** `.working/.status.json` changing is progress too (SPEC 5.3 step timeout). */
+  /** `.working/.status.json` changing is progress too (it holds off the step timeout). */
   private noteStatusFile(now: number): void {
     const id = currentIdentity(this.statusPath);
     if (id !== this.statusIdentity) {

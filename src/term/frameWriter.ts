@@ -90,7 +90,7 @@ export class FrameWriter extends Writable {
   private readonly onFrame: ((bytes: number) => void) | undefined;
   private readonly onShown: ((screen: Grid) => void) | undefined;
   /**
-   * Ink's bytes of the very first frame, sent as they are (start-up, issue 12): the model
+   * Ink's bytes of the very first frame, sent as they are (start-up): the model
    * and the terminal both start blank, so the same bytes leave both showing the same; the
    * model's parse and the cell diff come after, off the first frame's path. Undefined once
    * the first frame is out: every later frame goes through the model.

@@ -2,8 +2,8 @@
 // (scripts/bundle.mjs: esbuild's define and inject). Ink and its text libraries (string-width,
 // slice-ansi, ansi-tokenize) each build a grapheme segmenter as they load and run every line
 // of every frame through it. The first one loads ICU: 12-22 ms of the first frame and 2.6 MB
-// resident, for text that is almost always one character to a grapheme (docs/performance.md,
-// twelfth pass). Text made only of characters that never join a neighbour is segmented here,
+// resident, for text that is almost always one character to a grapheme (docs/performance.md).
+// Text made only of characters that never join a neighbour is segmented here,
 // one UTF-16 unit to a grapheme, as ICU would (test/unit/graphemes.test.ts checks every one of
 // them against ICU); anything else, and every other granularity, goes to the real segmenter,
 // built on first need.

@@ -4,7 +4,7 @@ import { BLANK, type Cell, type Grid } from './grid.js';
  * A block of text on screen that moves with time alone (the table's elapsed clocks, "5s
  * ago"): lines of one column, `width` cells each, at (x, y). The frame writer keeps it
  * current between Ink's frames, so a tick of the clocks costs no React render and no Ink
- * frame, only the cells that changed (issue 12).
+ * frame, only the cells that changed.
  */
 export interface LiveBlock {
   x: number;

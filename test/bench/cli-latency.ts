@@ -1,5 +1,5 @@
 /**
- * Issue 5: how long a short-lived autodeck command takes from spawn to exit, as a script,
+ * How long a short-lived autodeck command takes from spawn to exit, as a script,
  * a status line or Claude Code's Stop hook sees it. Wall time of
  *
  * - `node -e 0` and `autodeck --version`: the floors (node itself; node plus loading the CLI),
@@ -25,9 +25,9 @@ import { summarize, type Summary } from './stats.js';
 import { machine, verdict } from './report.js';
 
 export const BIN = fileURLToPath(new URL('../../../bin/autodeck.js', import.meta.url));
-/** Issue 5: each command under this, median and p95. */
+/** Each command under this, median and p95. */
 export const CLI_TARGET_MS = 150;
-/** Issue 15: the tmux status-right segment, run every few seconds. */
+/** The tmux status-right segment (run every few seconds) under this. */
 export const TMUX_TARGET_MS = 100;
 const RUNS = 50;
 const LOOPS = 3;
@@ -235,7 +235,7 @@ function formatReport(r: Omit<CliLatencyReport, 'text'>): string {
   }
   const notes = r.rows.filter((row) => row.note).map((row) => `  ${row.name}: ${row.note}`);
   return [
-    `autodeck CLI latency (issue 5): ${r.machine}`,
+    `autodeck CLI latency: ${r.machine}`,
     '',
     columns(table, ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'l']).join('\n'),
     '',

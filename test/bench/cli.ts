@@ -1,5 +1,5 @@
 /**
- * The CLI latency benchmark (issue 5): `node dist/test/bench/cli.js` after `npm run build`.
+ * The CLI latency benchmark: `node dist/test/bench/cli.js` after `npm run build`.
  * BENCH_CLI_SAMPLES sets the samples per command (default 20). Exit 0 every target met,
  * 1 a target missed, 2 a command failed. A command this build lacks (`hook`) is reported
  * as not available and counts as neither.

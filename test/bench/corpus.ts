@@ -3,7 +3,7 @@ import { agreesWithSource, category, judge, loadCorpus } from './corpusData.js';
 
 /*
  * `npm run corpus`: how far classifyScreen agrees with the fixture corpus, per agent and
- * category (issue 11's closing figures), plus busy screens read as idle (must be 0).
+ * category, plus busy screens read as idle (must be 0).
  * Exits non-zero when any fixture disagrees.
  */
 const root = fileURLToPath(new URL('../../../test/fixtures/screens', import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * The dashboard at rest, as issue 12 measured it: twenty loops of a slow simulated agent
+ * The dashboard at rest, twenty loops of a slow simulated agent
  * (a step every 20 s), heartbeat 10 s, the dashboard in tmux at 160x50 (private server,
  * no user config). Printed in one run:
  *
@@ -16,7 +16,7 @@
  * The loops are started through the dashboard's own REST API (`--api-port`), so they run
  * in the dashboard process, as when started with the keys; BENCH_IDLE_START=keys starts
  * them with the keys instead (`s`, Enter, `j` in tmux, no API server in the dashboard: its
- * memory differs, docs/performance.md, tenth pass). ccmanager is installed once
+ * memory differs, docs/performance.md). ccmanager is installed once
  * into node_modules/.cache/ccmanager-3.0.0 (npm, `allowScripts` naming node-pty).
  *
  * Not part of `npm test`: `npm run bench:dashboard` (with the load bench after it), or
@@ -55,8 +55,8 @@ const PIPE_VAR = 'BENCH_PIPE_FILE';
 /**
  * How long the twenty loops run before "at rest" is measured. In its first minute V8 is
  * still compiling the dashboard's hot code on its worker threads (a hundred optimised
- * functions in the first 30 s, a few a minute after two minutes: docs/performance.md,
- * ninth pass), which a dashboard left running for hours pays once. The settling minute's
+ * functions in the first 30 s, a few a minute after two minutes: docs/performance.md),
+ * which a dashboard left running for hours pays once. The settling minute's
  * CPU is printed too, for information.
  */
 const SETTLE_SECONDS = 60;
@@ -295,7 +295,7 @@ async function main(): Promise<number> {
   check(`terminal output, clocks only (${quietSeconds.toFixed(0)} s without a signal)`, `${quiet.toFixed(0)} B/s`, `< ${BYTES_PER_SECOND} B/s`, quiet < BYTES_PER_SECOND);
   check('terminal output, whole window (steps and heartbeats too)', `${total.toFixed(0)} B/s`, '(info)', undefined);
 
-  console.log(`autodeck dashboard at rest (issue 12): ${machine({ clockTicks: true })}`);
+  console.log(`autodeck dashboard at rest: ${machine({ clockTicks: true })}`);
   console.log(`${LOOPS} loops of the simulated agent (started ${byApi ? 'through the dashboard\'s API' : 'with the keys'}), a step every ${STEP_SECONDS} s, heartbeat ${HEARTBEAT_SECONDS} s, the dashboard in ${tmux.version} at ${COLS}x${ROWS}\n`);
   console.log(table([['', 'measured', 'target', ''], ...rows], ['l', 'r', 'r', 'l']));
   view.kill();

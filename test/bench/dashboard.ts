@@ -42,7 +42,7 @@ const SAMPLE_TIMEOUT_MS = 5000;
 const SIM_STEP_SECONDS = 30;
 /** A stress pace, reported without a target: twenty loops signalling every 3 s. */
 const STRESS_STEP_SECONDS = 3;
-/** Lines each agent prints in the last run, more than the 1,000-line scrollback it fills (SPEC 5.7). */
+/** Lines each agent prints in the last run, more than the 1,000-line scrollback it fills. */
 const FLOOD_LINES = 1500;
 /**
  * The window opens this long after the loops start, once twenty agents have printed those
@@ -559,7 +559,7 @@ async function main(): Promise<number> {
     'write of .auto-signal.tmp (then renamed) to that moment; samples are 150-400 ms apart, round-robin over loops of a ' +
     `quiet agent started with s/Enter; the first ${Math.min(latencyLoops, 8)} are a warm-up, not counted. ` +
     `The simulated loops take ${SIM_STEP_SECONDS} s a step (and ${STRESS_STEP_SECONDS} s in the stress run) and never finish; in the last run each agent first prints ` +
-    `${FLOOD_LINES} lines, filling its 1,000-line scrollback (SPEC 5.7) as hours of real output would, and the window opens ${FLOOD_SETTLE_SECONDS} s later. ` +
+    `${FLOOD_LINES} lines, filling its 1,000-line scrollback as hours of real output would, and the window opens ${FLOOD_SETTLE_SECONDS} s later. ` +
     'CPU and memory are the dashboard\'s process (supervisor in it), not the agents. MB = 1024 KiB; p95 by nearest rank.');
   if (!idleScreenOk) console.log('WARNING: at the end of the idle window the screen did not show the table as expected.');
   if (latencyRestarts.length > 0) console.log(`WARNING: during the latency run ${latencyRestarts.length} quiet loop(s) restarted or left running.`);

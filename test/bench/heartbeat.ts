@@ -14,7 +14,7 @@ export interface BeatCost {
 }
 
 /**
- * The heartbeat's work for one session (issue 3): capture the emulator's screen, hash
+ * The heartbeat's work for one session: capture the emulator's screen, hash
  * the profile's region, classify it. A real PTY shows a captured Claude Code screen.
  */
 export async function heartbeatCost(fixture: string, beats: number): Promise<BeatCost> {

@@ -1,7 +1,7 @@
 /**
  * The supervisor benchmark: signal-file-to-database latency with 1 and 20 loops, the
- * supervisor's own CPU and memory with 20 idle loops (issue 2); the heartbeat's cost per
- * session and the supervisor's CPU with 50 sessions at a 1 s heartbeat (issue 3). Not part of `npm test`:
+ * supervisor's own CPU and memory with 20 idle loops; the heartbeat's cost per
+ * session and the supervisor's CPU with 50 sessions at a 1 s heartbeat. Not part of `npm test`:
  * run `npm run bench` (or `node dist/test/bench/run.js` after `npm run build`).
  *
  * Environment: BENCH_SAMPLES (default 100 per latency row), BENCH_IDLE_SECONDS (default 60),

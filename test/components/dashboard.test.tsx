@@ -28,7 +28,7 @@ function threeModules(): FakeModel {
 }
 
 describe('the table at each width', () => {
-  it('120 columns: every column of SPEC 7, state as glyph and word', async () => {
+  it('120 columns: every column, state as glyph and word', async () => {
     app = renderApp({ model: threeModules(), columns: 120 });
     const f = await app.waitForFrame((f) => f.includes('add-login'), 'the modules');
     for (const h of ['MODULE', 'STATE', 'ITER', 'STEP', 'ELAPSED', 'STALL', 'RECOV', 'LAST']) expect(f).toContain(h);

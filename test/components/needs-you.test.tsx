@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { renderApp, type Rendered } from '../helpers/renderApp.js';
 import { FakeModel, loopRow, moduleRow } from '../helpers/fakeModel.js';
 
-// "Needs you" in the dashboard (issue 15 item 2): the STATE word, the reason and the
+// "Needs you" in the dashboard: the STATE word, the reason and the
 // prompt in STEP, printable and cut to the width, and the header's count first.
 
 let app: Rendered | undefined;

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { renderApp, type Rendered } from '../helpers/renderApp.js';
 import { FakeModel, FakeScreen, loopRow, moduleRow } from '../helpers/fakeModel.js';
 
-// Issue 12, item 2: work per tick. Every text Ink is asked to render is recorded (Ink's
+// Work per tick. Every text Ink is asked to render is recorded (Ink's
 // Text wrapped by a counting one), so a test sees which rows React rendered again.
 
 const probe = vi.hoisted(() => ({ texts: [] as string[] }));
@@ -81,7 +81,7 @@ it('a heartbeat that changes no visible cell renders nothing; a visible change r
 });
 
 // The table is drawn by column (a text per column): measured cheaper than a memoised row
-// per module in the issue's workload (docs/performance.md), where every running row's clock
+// per module in the benchmark's workload (docs/performance.md), where every running row's clock
 // moves each second anyway. What must hold: the clock re-renders the table, not the screen.
 it('a clock tick re-renders the table only: not the header, the detail pane or the footer', async () => {
   app = await shown(model());

@@ -10,7 +10,7 @@ import { eventsOf, readDb, runsOf } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { claudeProject, e2eScope, mainBodies, QUICK_STALLS } from '../helpers/claudeRun.js';
 
-// The approval policy with the real Claude Code (issue 15 item 3): the fake model asks to
+// The approval policy with the real Claude Code: the fake model asks to
 // run Bash commands autodeck's --settings do not pre-allow, so Claude Code shows its
 // permission prompt, and autodeck decides it by the policy.
 

@@ -243,7 +243,7 @@ describe.skipIf(!enabled || !install.bin)(`capture Claude Code ${CLAUDE_CODE_VER
     });
   });
 
-  it('permission prompts of several tools (approval policy, issue 15)', async () => {
+  it('permission prompts of several tools (approval policy)', async () => {
     const long = 'cd /tmp/autodeck-claude-capture && rm -rf build-cache-of-a-rather-long-name another-directory-to-remove && git push --force origin main && echo all done';
     const script: ScriptStep[] = [
       { toolUse: { name: 'Bash', input: { command: long, description: 'Clean and force-push' } } },
@@ -274,7 +274,7 @@ describe.skipIf(!enabled || !install.bin)(`capture Claude Code ${CLAUDE_CODE_VER
     });
   });
 
-  it('permission prompt of an Edit (approval policy, issue 15)', async () => {
+  it('permission prompt of an Edit (approval policy)', async () => {
     const script: ScriptStep[] = [
       { toolUse: { name: 'Write', input: { file_path: '/tmp/autodeck-claude-capture/proj/notes.md', content: 'draft\n' } } },
       { toolUse: { name: 'Edit', input: { file_path: '/tmp/autodeck-claude-capture/proj/notes.md', old_string: 'draft', new_string: 'final' } } },

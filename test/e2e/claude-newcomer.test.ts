@@ -10,7 +10,7 @@ import { readDb, runsOf } from '../helpers/db.js';
 import { hookCommands } from '../../src/hooks/commands.js';
 import { DashboardPane } from '../helpers/dashboardPane.js';
 
-// Issue 10's "done": a newcomer with Claude Code and the README runs `autodeck init`,
+// A newcomer's first loop: a newcomer with Claude Code and the README runs `autodeck init`,
 // `autodeck new demo-task`, fills the target, starts it from the dashboard (s, Enter), and
 // Claude Code receives a loop it knows how to run. The real binary, the dashboard in real
 // tmux, the fake model playing the loop the installed skill describes.

@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
 import { e2eScope } from '../helpers/claudeRun.js';
 
-// Issue 10 item 5 with the real Claude Code: started with a skill it does not have, it
+// A start command the agent does not know, with the real Claude Code: started with a skill it does not have, it
 // prints `Unknown command: /nonexistent-skill` and sits at its prompt. autodeck must end
 // the loop `failed` at the first heartbeat that sees it, with one line naming the command
 // and the fix, and never type the continuation message into it.

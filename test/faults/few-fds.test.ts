@@ -33,7 +33,7 @@ function descriptorsForOneLoop(w: Workspace): number {
 
 describe('fault: too few file descriptors', () => {
   // Long only: the probe and forty loops on a tight limit take some 12 s here. (The
-  // issue's `ulimit -n 256` with 20 loops provokes nothing: 20 loops need ~45.)
+  // common `ulimit -n 256` with 20 loops provokes nothing: 20 loops need ~45.)
   it.runIf(LONG)('spawns that fail are said and counted; every loop ends with an outcome; nothing leaks', async () => {
     const loops = 40;
     ws = makeWorkspace('autodeck-fault-');

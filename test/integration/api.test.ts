@@ -354,7 +354,7 @@ describe('REST API: refusals', () => {
   });
 });
 
-describe('REST API: session ids chosen by the caller (SPEC 8)', () => {
+describe('REST API: session ids chosen by the caller', () => {
   const stopAndWait = async (id: string, dir: string) => {
     expect((await call('DELETE', `/api/sessions/${id}/task-auto`)).status).toBe(202);
     await waitFor(() => endedRuns(dir)?.find((run) => run.outcome === 'user_stop'), `the stop of ${id}`);

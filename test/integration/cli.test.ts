@@ -13,7 +13,7 @@ import { BIN } from '../helpers/cli.js';
 let ws: Workspace;
 afterEach(() => ws?.cleanup());
 
-/** The loop fields `status --json` promises (SPEC 6). */
+/** The loop fields `status --json` promises. */
 const LOOP_FIELDS = ['session', 'taskDir', 'taskName', 'status', 'iteration', 'maxIterations', 'step', 'result', 'next',
   'checkpoint', 'elapsedMs', 'activeMs', 'timeoutMinutes', 'stallCount', 'recoveryStep', 'recoveryTotal', 'restartCount',
   'quotaWaitSince', 'startedAt', 'lastSignalAt', 'owner'];

@@ -5,7 +5,7 @@ import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli, runFlags } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
 
-// Stop-hook mode (SPEC 9) end to end: the supervisor runs a simulated interactive agent
+// Stop-hook mode end to end: the supervisor runs a simulated interactive agent
 // that completes one checklist task per turn and calls `autodeck hook stop` at the end of
 // each; the hook blocks until every task is done, then allows, and the supervisor ends
 // the idle agent.

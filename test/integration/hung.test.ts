@@ -5,7 +5,7 @@ import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli, runFlags } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
 
-// Issue 11 item 4 with the simulated agent in a real PTY: at iteration 2 it hangs while
+// The hung-agent watchdog with the simulated agent in a real PTY: at iteration 2 it hangs while
 // drawing (a spinner that ticks every 0.25 s, input ignored), so the screen never freezes
 // and the stall count never climbs. The hung watchdog sees the transcript stand still while
 // the agent shows busy, and climbs its ladder: Esc, the continuation message, then a restart

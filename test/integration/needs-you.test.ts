@@ -13,7 +13,7 @@ afterEach(() => {
   ws = undefined;
 });
 
-function seed(w: Workspace): void {
+function plantLoops(w: Workspace): void {
   const store = Store.open(w.db);
   try {
     const now = new Date().toISOString();
@@ -40,7 +40,7 @@ describe('needs you in status', () => {
     ws = makeWorkspace('autodeck-needsyou-');
     const empty = await runCli(ws, ['status', '--format', 'tmux', '--db', ws.db]);
     expect(empty).toMatchObject({ code: 0, stdout: '\n' });
-    seed(ws);
+    plantLoops(ws);
     const r = await runCli(ws, ['status', '--format', 'tmux', '--db', ws.db]);
     expect(r.stderr).toBe('');
     expect(r).toMatchObject({ code: 0, stdout: '▶3 ?1 ✗1\n' });
@@ -50,7 +50,7 @@ describe('needs you in status', () => {
 
   it('--json carries needsYou (printable); text output names it; a bad --format is a usage error', async () => {
     ws = makeWorkspace('autodeck-needsyou-');
-    seed(ws);
+    plantLoops(ws);
     const r = await runCli(ws, ['status', '--json', '--db', ws.db]);
     expect(r.code, r.stderr).toBe(0);
     const loops = (JSON.parse(r.stdout) as { loops: { taskName: string; needsYou: unknown }[] }).loops;

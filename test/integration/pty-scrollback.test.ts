@@ -3,7 +3,7 @@ import xtermHeadless from '@xterm/headless';
 import { PtySession, SCROLLBACK_LINES, EMULATOR_SCROLLBACK_LINES } from '../../src/sessions/pty.js';
 import { waitFor } from '../helpers/wait.js';
 
-// An agent's scrollback is bounded at SCROLLBACK_LINES (SPEC 5.7); the emulator keeps the
+// An agent's scrollback is bounded at SCROLLBACK_LINES; the emulator keeps the
 // newest EMULATOR_SCROLLBACK_LINES of it, the rest is kept as text. What attach replays
 // (serialize) must still be every one of the last SCROLLBACK_LINES lines, in order, across
 // resizes that push rows into the scrollback and pull them back.

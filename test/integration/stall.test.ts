@@ -3,7 +3,7 @@ import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { runCli, runFlags } from '../helpers/cli.js';
 import { eventsOf, runsOf } from '../helpers/db.js';
 
-// Stall detection and recovery (SPEC 5.3, 5.4) with the simulated agent in real PTYs:
+// Stall detection and recovery with the simulated agent in real PTYs:
 // short heartbeats and thresholds, waits for the loop's end, no timed assertions.
 
 let ws: Workspace;

@@ -43,7 +43,7 @@ const cases: [string, AgentProfile, string[], ScreenKind, string[] | undefined][
   ['gemini quota (transcribed)', 'gemini', screen('✕ [API Error: Quota exceeded for quota metric \'Gemini 2.5 Pro Requests\' (RESOURCE_EXHAUSTED)]', '> Type your message'), 'quota', undefined],
 ];
 
-// The classes of issue 11, one screen each (written from the issue's text).
+// The stall classes, one screen each (written from their description).
 const BYPASS = '  ⏵⏵ bypass permissions on (shift+tab to cycle)';
 const ISSUE_CASES: [string, AgentProfile, string[], ScreenKind][] = [
   ['busy only on the spinner line, bypass footer', 'claude', screen('❯ fix it', '✳ Cooking… (9m 22s · ↓ 14.1k tokens · thinking)', RULE, '❯\u00a0', RULE, BYPASS), 'busy'],
@@ -68,7 +68,7 @@ const ISSUE_CASES: [string, AgentProfile, string[], ScreenKind][] = [
   ['Aider diff multi> prompt', 'aider', screen('diff multi> '), 'idle'],
 ];
 
-describe('issue 11 classes', () => {
+describe('the stall classes', () => {
   it.each(ISSUE_CASES)('%s', (_, profile, lines, kind) => {
     expect(classifyScreen(PROFILES[profile], lines).kind).toBe(kind);
   });

@@ -11,7 +11,7 @@ import type { Session } from '../../src/sessions/session.js';
 import type { LoopRow } from '../../src/store/loops.js';
 import type { EventKind } from '../../src/store/events.js';
 
-// Wall clock jumps (issue 14): durations on the monotonic clock, the agent's reset times on
+// Wall clock jumps: durations on the monotonic clock, the agent's reset times on
 // the wall clock. A hand-turned clock whose wall side can jump while the monotonic side
 // only moves with "real" time.
 

@@ -158,7 +158,7 @@ describe('row cells', () => {
 });
 
 describe('layout', () => {
-  it('names the breakpoints of SPEC 7', () => {
+  it('names the width breakpoints', () => {
     expect([breakpointFor(140), breakpointFor(100), breakpointFor(99), breakpointFor(60), breakpointFor(59), breakpointFor(40)])
       .toEqual(['wide', 'wide', 'normal', 'normal', 'side', 'side']);
     expect(columnsFor('side').map((c) => c.id)).toEqual(['name', 'state', 'iteration', 'elapsed']);
@@ -219,7 +219,7 @@ describe('layout', () => {
 });
 
 describe('the start form', () => {
-  it('accepts the ranges of SPEC 3 and names what is wrong', () => {
+  it('accepts the settings ranges and names what is wrong', () => {
     expect(validateStartForm({ maxIterations: '7', timeoutMinutes: '0.5' })).toEqual({ ok: true, limits: { maxIterations: 7, timeoutMinutes: 0.5 } });
     const bad = validateStartForm({ maxIterations: '0', timeoutMinutes: '' });
     expect(bad.ok).toBe(false);

@@ -18,7 +18,7 @@ describe('the command table', () => {
     const keys = COMMANDS.flatMap((c) => c.keys);
     expect(new Set(keys).size).toBe(keys.length);
   });
-  it('has the keys of SPEC 7', () => {
+  it('has the dashboard keys', () => {
     for (const [key, id] of [['j', 'down'], ['k', 'up'], ['s', 'start'], ['x', 'stop'], ['X', 'forceStop'], ['return', 'attach'],
       ['r', 'restart'], ['l', 'log'], ['/', 'filter'], ['d', 'detail'], ['?', 'help'], ['q', 'quit']] as const) {
       expect(commandForKey(key)?.id, key).toBe(id);

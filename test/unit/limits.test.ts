@@ -20,7 +20,7 @@ describe('applySignal', () => {
     const r = applySignal({ iteration: before }, sig({ iteration: given }), now);
     expect(r.patch.iteration).toBe(after);
     expect(r.iterationGrew).toBe(grew);
-    // progress resets the per-iteration recoveries and the restart count (SPEC 5.2)
+    // progress resets the per-iteration recoveries and the restart count
     expect('recoveryStep' in r.patch).toBe(grew);
     if (grew) expect(r.patch).toMatchObject({ recoveryStep: 0, restartCount: 0 });
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { overlayBlocks, cellsText, type LiveBlock } from '../../src/term/liveCells.js';
 import { BLANK, blankGrid, gridText, type Grid } from '../../src/term/grid.js';
 
-// The clocks drawn between Ink's frames (issue 12): only where Ink's frame shows what Ink
+// The clocks drawn between Ink's frames: only where Ink's frame shows what Ink
 // was given, keeping its style, and never a character that is not one plain cell.
 
 const YELLOW = 3;

@@ -3,10 +3,10 @@ import { findQuotaMessage } from '../../src/agents/quota.js';
 import { parseResetTime, QUOTA_RESET_MARGIN_MS } from '../../src/agents/resetTime.js';
 
 /*
- * Issue 11 item 3: quota wording that does not start the line or uses other words, and the
+ * Quota wording that does not start the line or uses other words, and the
  * reset clauses that go with it. Inputs marked "claude-auto-retry" are copied from
  * cheapestinference/claude-auto-retry test/patterns.test.js and test/time-parser.test.js
- * (commit a81d3763224b1bf3467b89c29c872a4cc6b50f7b); the others are the issue's examples.
+ * (commit a81d3763224b1bf3467b89c29c872a4cc6b50f7b); the others are hand-written from reported wordings.
  * Every case runs on a fixed clock; the expected instant is given without the margin.
  */
 

@@ -8,7 +8,7 @@ const parse = (text: string, now: string, timeZone = 'UTC') => parseResetTime(te
 
 describe('findQuotaMessage: stops', () => {
   it.each([
-    // SPEC 5.4 / CLAUDE-CODE.md
+    // the wording of CLAUDE-CODE.md
     ['epoch form', 'Claude AI usage limit reached|1749924000', '|1749924000'],
     ['older sentence', 'Claude usage limit reached. Your limit will reset at 1pm (Etc/GMT+5).', 'reset at 1pm (Etc/GMT+5).'],
     ['5-hour, U+2219', '5-hour limit reached ∙ resets 5am', 'resets 5am'],

@@ -6,7 +6,7 @@ import {
   statusDuring, stepKey, type Position,
 } from '../../src/sim/routing.js';
 
-// The seed's routing as the brief states it: [step, checkpoint, result, next, next checkpoint].
+// The auto loop's routing as the brief states it: [step, checkpoint, result, next, next checkpoint].
 const EXPECTED: [Step, Checkpoint, string, string, Checkpoint][] = [
   ['plan', '', '(generated)', 'check', 'post-plan'],
   ['plan', '', '(annotations)', 'check', 'post-plan'],

@@ -31,7 +31,7 @@ describe('the state database', () => {
     expect(Store.open(path).loops.list()).toHaveLength(1);
   });
 
-  it('has the seed columns of task_auto with their defaults', () => {
+  it('has the protocol columns of task_auto with their defaults', () => {
     const store = Store.open(dbPath());
     const cols = (store.db.prepare('PRAGMA table_info(task_auto)').all() as { name: string; dflt_value: string | null }[]);
     const byName = new Map(cols.map((c) => [c.name, c.dflt_value]));

@@ -170,7 +170,7 @@ describe('parseTmuxVersion and checkSessionName', () => {
     expect(parseTmuxVersion('tmux master')).toBeUndefined();
   });
 
-  it('accepts SPEC session names, refuses names tmux would change or misread', () => {
+  it('accepts valid session names, refuses names tmux would change or misread', () => {
     expect(() => checkSessionName('auto-my-module-1a2b3c')).not.toThrow();
     for (const bad of ['', 'a.b', 'a:b', '=a', 'a;', 'a\nb']) expect(() => checkSessionName(bad)).toThrow(/session name/);
   });

@@ -112,7 +112,7 @@ describe('the agent state its hooks report', () => {
   });
 });
 
-describe('a command the agent does not know (issue 10 item 5)', () => {
+describe('a command the agent does not know', () => {
   const CLAUDE_UNKNOWN = ['● Unknown command: /ai-cli-task', '● Args from unknown skill: auto AiTasks/x', '─'.repeat(60), '❯\u00a0', '─'.repeat(60), '  ? for shortcuts'];
   it('fails the loop at the first heartbeat that sees it, naming the command and the fix, without a key', () => {
     const r = rig(CLAUDE_UNKNOWN, { profile: 'claude' });
@@ -146,7 +146,7 @@ describe('a command the agent does not know (issue 10 item 5)', () => {
   });
 });
 
-describe('which source decided each stall and recovery (issue 11 item 5)', () => {
+describe('which source decided each stall and recovery', () => {
   const sources = (r: ReturnType<typeof rig>) => r.details.filter((d) => ['stall', 'recovery', 'stall_unrecognized'].includes(d.kind)).map((d) => d.detail['source']);
   it('the screen', () => {
     const r = rig(['● Planning…', '> ']);

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 
 /** Hostile things an agent can leave at a file name autodeck reads. */
 export const HOSTILE_KINDS = [
-  'random-bytes', 'huge', 'deep-nesting', 'wrong-types', 'huge-iteration', 'negative-iteration', 'fraction-iteration',
+  'random-bytes', 'huge', 'deep-nesting', 'deep-field', 'wrong-types', 'huge-iteration', 'negative-iteration', 'fraction-iteration',
   'fifo', 'directory', 'dev-zero-link', 'link-to-valid', 'empty', 'bad-utf8',
 ] as const;
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 
 /** A deterministic generator, so that a failing fuzz run can be replayed. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
+export function rng(start: number): () => number {
+  let s = start >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
     let t = s;
@@ -45,6 +45,13 @@ export function plant(dir: string, name: string, kind: HostileKind, rand: () => 
     case 'deep-nesting':
       writeFileSync(tmp, `${'['.repeat(60_000)}${']'.repeat(60_000)}`);
       break;
+    case 'deep-field': {
+      // under the 64 KiB cap, a field nested ~30,000 deep: fine for JSON.parse, deadly for recursion
+      const field = ['step', 'result', 'next', 'checkpoint', 'timestamp', 'iteration'][Math.floor(rand() * 6)]!;
+      const depth = 20_000 + Math.floor(rand() * 12_000);
+      writeFileSync(tmp, JSON.stringify({ ...JSON.parse(validSignal(1)), [field]: '@' }).replace('"@"', `${'['.repeat(depth)}${']'.repeat(depth)}`));
+      break;
+    }
     case 'wrong-types':
       writeFileSync(tmp, JSON.stringify({ step: 5, result: ['PASS'], next: null, checkpoint: {}, iteration: '7', timestamp: 12 }));
       break;
