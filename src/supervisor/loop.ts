@@ -81,7 +81,7 @@ export class Loop {
     });
     this.governor = new LoopGovernor({
       event, patch, patchLater, row: rowOf, store: deps.store, clock: deps.clock, settings: spec.settings,
-      transcriptDir: spec.transcriptDir, quotaWaitingMs: () => this.watchdog.quotaWaitingMs(),
+      transcriptDir: spec.transcriptDir, usageSource: spec.agentFiles?.spend, quotaWaitingMs: () => this.watchdog.quotaWaitingMs(),
     });
     this.stopper = new LoopStopping({
       event, patch, patchLater, row: rowOf, taskDir: row.taskDir, clock: deps.clock, settings: spec.settings, profile: spec.profile,
@@ -106,6 +106,7 @@ export class Loop {
       agentRequest: () => this.agent.request(),
       recentAgentRequest: () => this.agent.recentRequest(),
       continuation: () => this.verify.takeMessage(),
+      agentRecord: spec.agentFiles ? () => spec.agentFiles!.record(this.agent.pid) : undefined,
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
     this.verify = new VerifyGate({
       enter, row: rowOf, patch, event, tx: (fn) => this.rows.tx(fn), wall: () => deps.clock.wall(),
@@ -279,13 +280,15 @@ export class Loop {
     const session = this.agent.session;
     if (this.over || !session || session.exited || this.attachedNow) return;
     if (this.stopping) {
-      this.stopper.beat(session);
+      if (!this.watchdog.stoppingBeat()) this.stopper.beat(session);
       return;
     }
     // At each heartbeat the row's spend is kept current between signals (the dashboard's tokens and ctx %).
     const reason = this.governor.watchSpend();
     if (reason) this.requestStop(reason);
-    if (this.stopping || this.over || this.verify.busy) return; // an agent idle while its work is verified is no stall
+    if (this.stopping || this.over) return;
+    this.agent.noteProcesses();
+    if (this.verify.busy) return; // an agent idle while its work is verified is no stall
     this.watchdog.beat();
   }
 

@@ -67,6 +67,17 @@ function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cw
   }
 }
 
+/**
+ * A Codex agent's argv with `--no-daemon`: without it the interactive CLI starts (or joins)
+ * a shared background server, `codex app-server --managed-daemon` in a session of its own,
+ * that outlives the agent and the loop. Left as it is when the command names a server
+ * itself (`--remote`) or already says so, or is not Codex itself (a wrapper read as codex).
+ */
+export function codexArgv(argv: string[]): string[] {
+  if (profileForProgram(argv[0] ?? '') !== 'codex' || argv.includes('--no-daemon') || argv.some((a) => a === '--remote' || a.startsWith('--remote='))) return argv;
+  return [argv[0]!, '--no-daemon', ...argv.slice(1)];
+}
+
 /** How a new loop's agent is started. */
 export interface AgentLaunch {
   /** The command as the user's settings name it (its program resolved). */
@@ -104,7 +115,9 @@ export function agentLaunch(
   const cwd = wt?.cwd ?? checkoutCwd;
   let agentArgv: string[];
   try {
-    agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd, settings.claudePermissionMode ?? 'inherit') : argv;
+    agentArgv = hooksInjected
+      ? claudeArgv(argv, module.dir, mode, cwd, settings.claudePermissionMode ?? 'inherit')
+      : settings.agentProfile === 'codex' ? codexArgv(argv) : argv;
   } catch (err) {
     if (wt) releaseWorktree(wt);
     throw err;

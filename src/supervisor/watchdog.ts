@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
+import type { AgentRecord } from '../agents/agentRecord.js';
 import type { Profile } from '../agents/profiles.js';
 import { isReasoningLoop, lastAssistantTexts } from '../agents/transcript.js';
 import { currentIdentity, SIGNAL_FILE } from '../protocol/signal.js';
@@ -15,7 +16,9 @@ import { DEFAULT_HUNG_LIMITS, type DecisionSource } from './hung.js';
 import { HungWatch } from './hungWatch.js';
 import { Approvals } from './approvals.js';
 import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/rules.js';
-import { lookAtScreen, orIdle, showKeys, unknownCommandMessage, withHookState, type Look } from './screenLook.js';
+import { lookAtScreen, orIdle, showKeys, unknownCommandMessage, withHookState, withRecordQuota, type Look } from './screenLook.js';
+import { ProfileDialogAnswers } from './profileDialogAnswers.js';
+import { QuotaSightings } from './quotaSightings.js';
 import { QuotaWaits, storedWait } from './quotaWaits.js';
 import { TranscriptWatch, transcriptQuotaWait } from './transcriptWatch.js';
 import type { DialogConsent } from '../agents/dialogs.js';
@@ -52,6 +55,8 @@ export interface WatchdogHost {
   recentAgentRequest?(): ApprovalRequest | undefined;
   /** A message to type instead of the profile's continuation, once (a failed verify's report). */
   continuation?(): string | undefined;
+  /** What the agent's own files say (Codex's rollout, Gemini CLI's session file), when it keeps any. */
+  agentRecord?(): AgentRecord | undefined;
 }
 
 /** The approval policy of a loop and where its project is. */
@@ -95,11 +100,19 @@ export class Watchdog {
   private hookRequestSeen: string | undefined;
   private earlyKey: string | undefined;
   private earlyLooks = 0;
-  /** The agent's own dialogs as decisions; only where the profile has them (Claude Code). */
-  private readonly dialogs: DialogAnswers | undefined;
+  /** Claude Code's own dialogs as decisions (dialogAnswers.ts); only for its profile. */
+  private readonly claudeDialogs: DialogAnswers | undefined;
   private readonly consent: DialogConsent | undefined;
+  /** Dialogs the profile's rules answer at once (profileDialogAnswers.ts). */
+  private readonly profileDialogs: ProfileDialogAnswers;
   /** The session last seen at work: it took the prompt of its command line. */
   private startedFor: Session | undefined;
+  /** When each quota message was first seen: its clock time is the next one after that. */
+  private readonly quotaSightings = new QuotaSightings();
+  /** When autodeck last typed a continuation (wall clock): the agent's record from before it is stale. */
+  private typedAt = -Infinity;
+  /** The quota message the wait under way began on. */
+  private waitedOn: Classification | undefined;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -137,15 +150,17 @@ export class Watchdog {
       agentPid: host.agentPid ? () => host.agentPid!() : undefined,
       restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
     }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
+    const dialogHost = {
+      wall: () => this.wall(),
+      event: (kind: EventKind, detail: Record<string, unknown>) => host.event(kind, detail),
+      sendKeys: (keys: readonly string[]) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+      setWaiting: (w: WaitingFor | null) => this.setWaiting(w),
+    };
     if (profile.name === 'claude') {
       this.consent = approval?.consent ?? {};
-      this.dialogs = new DialogAnswers({
-        wall: () => this.wall(),
-        event: (kind, detail) => host.event(kind, detail),
-        sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
-        setWaiting: (w) => this.setWaiting(w),
-      }, Math.max(1, limits.stallThreshold));
+      this.claudeDialogs = new DialogAnswers(dialogHost, Math.max(1, limits.stallThreshold));
     }
+    this.profileDialogs = new ProfileDialogAnswers(dialogHost, Math.max(1, limits.stallThreshold));
     if (approval) {
       this.approvals = new Approvals({
         now: () => host.now(),
@@ -170,10 +185,13 @@ export class Watchdog {
    * Permission prompts and questions before the stall logic: true when this
    * beat was a decision (progress, not a stall).
    */
-  private decideFirst(look: Look, hash: string, now: number): boolean {
+  private decideFirst(look: Look, hash: string, now: number, record?: AgentRecord): boolean {
     const kind = look.classification.kind;
-    if (this.dialogs && look.dialog) return this.progressed(this.dialogs.onDialog(look.dialog, hash), kind, hash, now);
-    this.dialogs?.onOther();
+    if (this.claudeDialogs && look.dialog) return this.progressed(this.claudeDialogs.onDialog(look.dialog, hash), kind, hash, now);
+    this.claudeDialogs?.onOther();
+    const dialog = look.classification.dialog;
+    if (dialog?.when === 'now' && this.profileDialogs.onDialog(dialog, hash)) return this.progress(hash, now, kind);
+    this.profileDialogs.onOther();
     if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
       const text = look.question ?? 'a question';
       this.setWaiting({ reason: 'question', text, since: new Date(this.wall()).toISOString() });
@@ -185,7 +203,7 @@ export class Watchdog {
     if (!approvals) return false;
     const handled = within('approval', () => kind === 'permission_prompt'
       ? approvals.onPrompt({
-        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer, question: look.question,
+        hash, screen: look.request, hook: this.host.agentRequest?.() ?? record?.request, yesKeys: look.answer, question: look.question,
         hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
       })
       : approvals.onOther(kind));
@@ -195,6 +213,29 @@ export class Watchdog {
   /** A beat that was a decision is progress, not a stall. */
   private progressed(handled: boolean, kind: Classification['kind'], hash: string, now: number): boolean {
     if (!handled) return false;
+    return this.progress(hash, now, kind);
+  }
+
+  /**
+   * A heartbeat while the loop stops: the agent finishing its step (reading the stop file,
+   * writing its last signal) may still ask permission, and the policy still answers; an
+   * agent whose own record says it is busy is still in its step, whatever its screen shows.
+   * True when the agent is not to be taken as idle at this beat (the stopping looks again
+   * at the next).
+   */
+  stoppingBeat(): boolean {
+    const session = this.host.session();
+    if (!session || session.exited) return false;
+    const record = this.freshRecord();
+    if (record?.state === 'busy') return true;
+    if (!this.approvals) return false;
+    const look = this.look(session);
+    if (look.classification.kind !== 'permission_prompt') return false;
+    return this.decideFirst(look, look.hash, this.host.now(), record);
+  }
+
+  /** A beat that was a decision: progress, not a stall. */
+  private progress(hash: string, now: number, kind: Classification['kind']): true {
     const before = this.state;
     this.state = { ...this.state, stallCount: 0, lastCaptureHash: hash, lastProgressAt: now };
     this.persist(before, { type: 'none' }, kind);
@@ -274,13 +315,17 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const look = this.look(session);
-    const reported = this.host.agentState?.();
+    const record = this.freshRecord();
+    const look = withRecordQuota(this.look(session), record);
+    const hookState = this.host.agentState?.();
+    const reported = hookState ?? record?.state;
     if (this.startedFor !== session && atWork(look.classification.kind, reported)) this.startedFor = session;
-    const seen = withHookState(look, reported, this.profile);
+    const seen = withHookState(look, reported, this.profile, hookState ? 'hook' : 'session');
     const { hash, answer, source } = seen;
-    const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
-    if (this.decideFirst(look, hash, now)) return;
+    // a limit already waited out, still on screen until the agent takes the continuation: history
+    const current = seen.classification.kind === 'quota' && this.quotaSightings.wasWaitedOut(seen.classification) ? { kind: 'idle' as const } : seen.classification;
+    const classification = this.startCommandUnknown(current) ? current : orIdle(current);
+    if (this.decideFirst(look, hash, now, record)) return;
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -292,12 +337,18 @@ export class Watchdog {
     const before = this.state;
     // an agent that has not yet taken the prompt of its command line is still starting, like a blank screen
     const starting = classification.kind === 'idle' && this.startedFor !== session && hasStartPrompt(this.host.row().agentArgv ?? []);
-    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank || starting }, this.limits);
+    const quotaSeenAt = classification.kind === 'quota' ? record?.quota?.atMs ?? this.quotaSightings.seen(classification, this.wall()) : undefined;
+    const agentBusy = hookState === undefined && record?.state === 'busy';
+    const { state, action } = decideBeat(this.state, {
+      now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank || starting, quotaSeenAt, agentBusy,
+    }, this.limits);
     this.state = state;
     this.persist(before, action, classification.kind);
     // A recovery the stall count did not call for: the step timeout decided it.
     const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
+    if (action.type === 'enter_quota') this.waitedOn = classification;
+    if (action.type === 'quota_resume' && action.why === 'reset time passed' && this.waitedOn) this.quotaSightings.waitedOut(this.waitedOn);
     this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source, before.quota);
     if (action.type === 'none' && !this.state.quota && !session.exited) {
       if (this.hungWatch.beat(now, classification.kind === 'busy', this.lastLook?.banner) === 'restarted') this.lastLook = undefined;
@@ -348,13 +399,20 @@ export class Watchdog {
       case 'enter_quota':
         this.quotaWaits.enter(action.wait, action.keys, session);
         return;
-      case 'quota_probe':
-        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.wallOf(this.state.quota!.nextProbeAt)).toISOString() });
-        this.typeContinuation(session);
+      case 'quota_probe': {
+        // a quota dialog of the agent's own is asked to try again (Gemini CLI's "Keep trying"); else the continuation
+        const retry = this.quotaRetryKeys();
+        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.wallOf(this.state.quota!.nextProbeAt)).toISOString(), ...(retry ? { keys: showKeys(retry.keys), dialog: retry.name } : {}) });
+        if (retry) this.sendKeys(session, retry.keys);
+        else this.typeContinuation(session);
         return;
-      case 'quota_resume':
-        this.quotaWaits.finish(action.why, action.typeContinuation ? session : undefined, endedWait);
+      }
+      case 'quota_resume': {
+        const retry = action.typeContinuation ? this.quotaRetryKeys() : undefined;
+        this.quotaWaits.finish(action.why, action.typeContinuation && !retry ? session : undefined, endedWait);
+        if (retry) this.sendKeys(session, retry.keys);
         return;
+      }
       case 'recover': {
         const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
         this.host.event('stall', { kind, source, stepTimeout: action.stepTimeout });
@@ -380,6 +438,23 @@ export class Watchdog {
     }
   }
 
+  /**
+   * What the agent's own files say, unless it was written before autodeck last typed to it:
+   * a turn's end recorded before a continuation is history once the continuation is sent
+   * (the CLI writes its next turn's start a moment later than its screen shows it).
+   */
+  private freshRecord(): AgentRecord | undefined {
+    const record = this.host.agentRecord?.();
+    if (!record || record.at === undefined || record.at >= this.typedAt) return record;
+    return { state: undefined };
+  }
+
+  /** The keys of the quota dialog on screen that tries again, when the profile has one. */
+  private quotaRetryKeys(): { name: string; keys: string[] } | undefined {
+    const dialog = this.lastLook?.classification.dialog;
+    return dialog?.when === 'probe' ? { name: dialog.name, keys: dialog.keys } : undefined;
+  }
+
   /** Each key its own write, ENTER_DELAY_MS apart: a composer swallows an Enter inside a paste. */
   private sendKeys(session: Session, keys: readonly string[]): void {
     keys.forEach((key, i) => {
@@ -389,7 +464,11 @@ export class Watchdog {
   }
 
   private typeContinuation(session: Session): void {
-    this.sendKeys(session, [this.host.continuation?.() ?? this.profile.continuationMessage, '\r']);
+    this.typedAt = this.wall();
+    // typed before and still on the input line (its Enter lost, or not taken yet): Enter alone
+    const message = this.host.continuation?.() ?? this.profile.continuationMessage;
+    const typed = this.lastLook?.classification.typed;
+    this.sendKeys(session, typed?.endsWith(message) ? ['\r'] : [message, '\r']);
   }
 
   private resumeQuota(why: string, typeContinuation: boolean): void {
