@@ -204,7 +204,7 @@ export class Watchdog {
     const handled = within('approval', () => kind === 'permission_prompt'
       ? approvals.onPrompt({
         hash, screen: look.request, hook: this.host.agentRequest?.() ?? record?.request, yesKeys: look.answer, question: look.question,
-        hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
+        hookPending: !this.host.agentRecord && this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
       })
       : approvals.onOther(kind));
     return this.progressed(handled, kind, hash, now);
@@ -317,7 +317,10 @@ export class Watchdog {
 
     const record = this.freshRecord();
     const look = withRecordQuota(this.look(session), record);
-    const hookState = this.host.agentState?.();
+    // an agent that keeps its own record (Codex, Gemini CLI) is read by it, not by an OSC 7501
+    // status it may write too: the record says when it was written, so a turn's end from
+    // before a continuation is known as history
+    const hookState = this.host.agentRecord ? undefined : this.host.agentState?.();
     const reported = hookState ?? record?.state;
     if (this.startedFor !== session && atWork(look.classification.kind, reported)) this.startedFor = session;
     const seen = withHookState(look, reported, this.profile, hookState ? 'hook' : 'session');

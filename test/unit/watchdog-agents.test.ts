@@ -25,6 +25,8 @@ const screenOf = (file: string): string[] => readFileSync(SCREENS + file, 'utf8'
 interface RigOptions {
   profile: AgentProfile;
   record?: () => AgentRecord | undefined;
+  /** What its OSC 7501 status says (Codex CLI writes one to a terminal that answers its probe). */
+  status?: () => 'busy' | 'idle' | 'waiting' | undefined;
   start: string;
   policy?: unknown[];
 }
@@ -41,7 +43,7 @@ function rig(first: string[], opts: RigOptions) {
   const host: WatchdogHost = {
     taskDir: dir, now: () => now, wall: () => now, session: () => session, row: () => row,
     patch: (p) => (row = { ...row, ...p }), patchLater: (p) => (row = { ...row, ...p }), event: (kind, detail) => events.push({ kind, detail }),
-    requestStop: () => {}, fail: () => {}, later: (_ms, fn) => fn(), agentRecord: opts.record,
+    requestStop: () => {}, fail: () => {}, later: (_ms, fn) => fn(), agentRecord: opts.record, agentState: opts.status,
   };
   const limits = { stallThreshold: 2, recoveryPerIteration: 3, recoveryTotal: 10, stepTimeoutMs: 3_600_000, quotaProbeMs: 30_000, timeZone: 'UTC' };
   const approval = opts.policy ? (() => {
@@ -69,6 +71,22 @@ describe('Codex: an answer that pauses mid-stream', () => {
 
   it('its rollout says the turn ended: idle, and the continuation is typed', () => {
     const r = rig(screenOf('codex/0.171.0/idle-after-turn.txt'), { profile: 'codex', start: '2026-11-27T19:00:00Z', record: () => ({ state: 'idle' }) });
+    for (let i = 0; i < 3; i++) r.beat();
+    expect(r.writes).toEqual([PROFILES.codex.continuationMessage, '\r']);
+    expect(r.events.find((e) => e.kind === 'recovery')?.detail).toMatchObject({ kind: 'idle', source: 'session' });
+  });
+});
+
+describe('Codex: its OSC 7501 status beside its rollout', () => {
+  it('the rollout decides: a status that says idle while the rollout says busy types nothing', () => {
+    const r = rig(screenOf('codex/0.171.0/busy-streaming-pause.txt'), { profile: 'codex', start: '2026-11-27T19:00:00Z', record: () => ({ state: 'busy' }), status: () => 'idle' });
+    for (let i = 0; i < 20; i++) r.beat();
+    expect(r.writes).toEqual([]);
+    expect(r.kinds()).toEqual([]);
+  });
+
+  it('a turn the rollout ended is continued as the rollout says (source session), whatever the status', () => {
+    const r = rig(screenOf('codex/0.171.0/idle-after-turn.txt'), { profile: 'codex', start: '2026-11-27T19:00:00Z', record: () => ({ state: 'idle' }), status: () => 'idle' });
     for (let i = 0; i < 3; i++) r.beat();
     expect(r.writes).toEqual([PROFILES.codex.continuationMessage, '\r']);
     expect(r.events.find((e) => e.kind === 'recovery')?.detail).toMatchObject({ kind: 'idle', source: 'session' });
