@@ -10,21 +10,18 @@ import type { Session } from '../sessions/session.js';
 import type { EventKind } from '../store/events.js';
 import type { LoopRow, WaitingFor } from '../store/loops.js';
 import type { AgentState } from '../store/agentState.js';
-import { beatRowPatch, decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
+import { beatRowPatch, decideBeat, type BeatAction, type BeatLimits, type BeatState } from './heartbeat.js';
 import { ticksIn } from './tick.js';
-import { DEFAULT_HUNG_LIMITS, type DecisionSource } from './hung.js';
+import { DEFAULT_HUNG_LIMITS } from './hung.js';
 import { HungWatch } from './hungWatch.js';
-import { Approvals } from './approvals.js';
-import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/rules.js';
-import { lookAtScreen, orIdle, showKeys, unknownCommandMessage, withHookState, withRecordQuota, type Look } from './screenLook.js';
-import { ProfileDialogAnswers } from './profileDialogAnswers.js';
-import { QuotaSightings } from './quotaSightings.js';
+import { lookAtScreen, orIdle, withHookState, withRecordQuota, type Look } from './screenLook.js';
+import { AgentRecordLook } from './agentRecordLook.js';
+import { carryOut, type BeatActor } from './beatActions.js';
 import { QuotaWaits, storedWait } from './quotaWaits.js';
 import { TranscriptWatch, transcriptQuotaWait } from './transcriptWatch.js';
-import type { DialogConsent } from '../agents/dialogs.js';
-import { DialogAnswers } from './dialogAnswers.js';
 import { atWork, hasStartPrompt } from './starting.js';
-import { within } from './loopBoundary.js';
+import { PromptDecisions, type ApprovalSetup } from './promptDecisions.js';
+import type { ApprovalRequest } from '../policy/rules.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -59,14 +56,7 @@ export interface WatchdogHost {
   agentRecord?(): AgentRecord | undefined;
 }
 
-/** The approval policy of a loop and where its project is. */
-export interface ApprovalSetup {
-  policy: ApprovalPolicy;
-  context: PolicyContext;
-  /** What the user allowed autodeck to accept in the agent's own dialogs. */
-  consent?: DialogConsent | undefined;
-}
-
+export type { ApprovalSetup } from './promptDecisions.js';
 export { withHookState, unknownCommandMessage, type Look } from './screenLook.js';
 export type { DecisionSource } from './hung.js';
 
@@ -94,25 +84,17 @@ export class Watchdog {
   private readonly hungWatch: HungWatch;
   /** A valid signal came in this loop: the agent knew its start command. */
   private sawSignal = false;
-  /** Permission prompts as decisions; undefined in tests that predate it. */
-  private readonly approvals: Approvals | undefined;
   /** The hook-reported request an early look last acted on (or gave up on), and the looks taken for it. */
   private hookRequestSeen: string | undefined;
   private earlyKey: string | undefined;
   private earlyLooks = 0;
-  /** Claude Code's own dialogs as decisions (dialogAnswers.ts); only for its profile. */
-  private readonly claudeDialogs: DialogAnswers | undefined;
-  private readonly consent: DialogConsent | undefined;
-  /** Dialogs the profile's rules answer at once (profileDialogAnswers.ts). */
-  private readonly profileDialogs: ProfileDialogAnswers;
+  /** The agent's dialogs, questions and permission prompts as decisions. */
+  private readonly prompts: PromptDecisions;
   /** The session last seen at work: it took the prompt of its command line. */
   private startedFor: Session | undefined;
-  /** When each quota message was first seen: its clock time is the next one after that. */
-  private readonly quotaSightings = new QuotaSightings();
-  /** When autodeck last typed a continuation (wall clock): the agent's record from before it is stale. */
-  private typedAt = -Infinity;
-  /** The quota message the wait under way began on. */
-  private waitedOn: Classification | undefined;
+  /** What the agent says of itself (its record, its hooks) and the quota messages seen. */
+  private readonly records: AgentRecordLook;
+  private readonly actor: BeatActor;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -122,6 +104,7 @@ export class Watchdog {
     approval?: ApprovalSetup,
   ) {
     const row = host.row();
+    this.records = new AgentRecordLook(host);
     this.state = {
       stallCount: row.stallCount, lastCaptureHash: row.lastCaptureHash, recoveryStep: row.recoveryStep,
       recoveryTotal: row.recoveryTotal, lastProgressAt: host.now(), quotaArmed: true,
@@ -139,6 +122,17 @@ export class Watchdog {
       sendKeys: (session, keys) => this.sendKeys(session, keys),
       typeContinuation: (session) => this.typeContinuation(session),
     });
+    this.actor = {
+      event: (kind, detail) => host.event(kind, detail),
+      fail: (message, code) => host.fail(message, code),
+      requestStop: (reason) => host.requestStop(reason),
+      state: () => this.state,
+      lastLook: () => this.lastLook,
+      wallOf: (mono) => this.wallOf(mono),
+      quotaWaits: this.quotaWaits,
+      sendKeys: (session, keys) => this.sendKeys(session, keys),
+      typeContinuation: (session) => this.typeContinuation(session),
+    };
     this.signalPath = join(host.taskDir, SIGNAL_FILE);
     this.statusPath = join(host.taskDir, STATUS_FILE);
     this.statusIdentity = currentIdentity(this.statusPath);
@@ -150,27 +144,14 @@ export class Watchdog {
       agentPid: host.agentPid ? () => host.agentPid!() : undefined,
       restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
     }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
-    const dialogHost = {
+    this.prompts = new PromptDecisions({
+      now: () => host.now(),
       wall: () => this.wall(),
-      event: (kind: EventKind, detail: Record<string, unknown>) => host.event(kind, detail),
-      sendKeys: (keys: readonly string[]) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
-      setWaiting: (w: WaitingFor | null) => this.setWaiting(w),
-    };
-    if (profile.name === 'claude') {
-      this.consent = approval?.consent ?? {};
-      this.claudeDialogs = new DialogAnswers(dialogHost, Math.max(1, limits.stallThreshold));
-    }
-    this.profileDialogs = new ProfileDialogAnswers(dialogHost, Math.max(1, limits.stallThreshold));
-    if (approval) {
-      this.approvals = new Approvals({
-        now: () => host.now(),
-        wall: () => this.wall(),
-        event: (kind, detail) => host.event(kind, detail),
-        sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
-        typeLine: (text) => { const session = host.session(); if (session) this.sendKeys(session, [text, '\r']); },
-        setWaiting: (w) => this.setWaiting(w),
-      }, profile.name, approval.policy, approval.context, Math.max(1, limits.stallThreshold));
-    }
+      event: (kind, detail) => host.event(kind, detail),
+      waitingFor: () => host.row().waitingFor,
+      setWaiting: (w) => this.setWaiting(w),
+      sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+    }, profile, limits.stallThreshold, approval);
   }
 
   /** Marks what the loop waits on a person for; a change is written at once. */
@@ -186,28 +167,10 @@ export class Watchdog {
    * beat was a decision (progress, not a stall).
    */
   private decideFirst(look: Look, hash: string, now: number, record?: AgentRecord): boolean {
-    const kind = look.classification.kind;
-    if (this.claudeDialogs && look.dialog) return this.progressed(this.claudeDialogs.onDialog(look.dialog, hash), kind, hash, now);
-    this.claudeDialogs?.onOther();
-    const dialog = look.classification.dialog;
-    if (dialog?.when === 'now' && this.profileDialogs.onDialog(dialog, hash)) return this.progress(hash, now, kind);
-    this.profileDialogs.onOther();
-    if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
-      const text = look.question ?? 'a question';
-      this.setWaiting({ reason: 'question', text, since: new Date(this.wall()).toISOString() });
-      this.host.event('needs_you', { reason: 'question', text });
-    } else if (kind !== 'question' && this.host.row().waitingFor?.reason === 'question') {
-      this.setWaiting(null);
-    }
-    const approvals = this.approvals;
-    if (!approvals) return false;
-    const handled = within('approval', () => kind === 'permission_prompt'
-      ? approvals.onPrompt({
-        hash, screen: look.request, hook: this.host.agentRequest?.() ?? record?.request, yesKeys: look.answer, question: look.question,
-        hookPending: !this.host.agentRecord && this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
-      })
-      : approvals.onOther(kind));
-    return this.progressed(handled, kind, hash, now);
+    const handled = this.prompts.decide(look, hash, () => ({
+      hook: this.host.agentRequest?.() ?? record?.request, hookPending: this.records.hookPending(),
+    }));
+    return this.progressed(handled, look.classification.kind, hash, now);
   }
 
   /** A beat that was a decision is progress, not a stall. */
@@ -226,9 +189,9 @@ export class Watchdog {
   stoppingBeat(): boolean {
     const session = this.host.session();
     if (!session || session.exited) return false;
-    const record = this.freshRecord();
+    const record = this.records.fresh();
     if (record?.state === 'busy') return true;
-    if (!this.approvals) return false;
+    if (!this.prompts.deciding) return false;
     const look = this.look(session);
     if (look.classification.kind !== 'permission_prompt') return false;
     return this.decideFirst(look, look.hash, this.host.now(), record);
@@ -281,9 +244,9 @@ export class Watchdog {
    * at, so no stall is counted.
    */
   promptBeat(): void {
-    if (!this.approvals) return;
+    if (!this.prompts.deciding) return;
     // a refusal to tell: at the first idle screen, not a heartbeat later
-    if (this.approvals.telling) {
+    if (this.prompts.telling) {
       const session = this.host.session();
       const look = session && !session.exited ? this.look(session) : undefined;
       if (look?.classification.kind === 'idle') this.decideFirst(look, look.hash, this.host.now());
@@ -315,18 +278,15 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const record = this.freshRecord();
+    const record = this.records.fresh();
     const look = withRecordQuota(this.look(session), record);
-    // an agent that keeps its own record (Codex, Gemini CLI) is read by it, not by an OSC 7501
-    // status it may write too: the record says when it was written, so a turn's end from
-    // before a continuation is known as history
-    const hookState = this.host.agentRecord ? undefined : this.host.agentState?.();
+    const hookState = this.records.hookState();
     const reported = hookState ?? record?.state;
     if (this.startedFor !== session && atWork(look.classification.kind, reported)) this.startedFor = session;
     const seen = withHookState(look, reported, this.profile, hookState ? 'hook' : 'session');
     const { hash, answer, source } = seen;
     // a limit already waited out, still on screen until the agent takes the continuation: history
-    const current = seen.classification.kind === 'quota' && this.quotaSightings.wasWaitedOut(seen.classification) ? { kind: 'idle' as const } : seen.classification;
+    const current = seen.classification.kind === 'quota' && this.records.wasWaitedOut(seen.classification) ? { kind: 'idle' as const } : seen.classification;
     const classification = this.startCommandUnknown(current) ? current : orIdle(current);
     if (this.decideFirst(look, hash, now, record)) return;
 
@@ -340,8 +300,8 @@ export class Watchdog {
     const before = this.state;
     // an agent that has not yet taken the prompt of its command line is still starting, like a blank screen
     const starting = classification.kind === 'idle' && this.startedFor !== session && hasStartPrompt(this.host.row().agentArgv ?? []);
-    const quotaSeenAt = classification.kind === 'quota' ? record?.quota?.atMs ?? this.quotaSightings.seen(classification, this.wall()) : undefined;
-    const agentBusy = hookState === undefined && record?.state === 'busy';
+    const quotaSeenAt = classification.kind === 'quota' ? this.records.quotaSeenAt(classification, record, this.wall()) : undefined;
+    const agentBusy = this.records.recordBusy(hookState, record);
     const { state, action } = decideBeat(this.state, {
       now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank || starting, quotaSeenAt, agentBusy,
     }, this.limits);
@@ -350,9 +310,9 @@ export class Watchdog {
     // A recovery the stall count did not call for: the step timeout decided it.
     const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
-    if (action.type === 'enter_quota') this.waitedOn = classification;
-    if (action.type === 'quota_resume' && action.why === 'reset time passed' && this.waitedOn) this.quotaSightings.waitedOut(this.waitedOn);
-    this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source, before.quota);
+    if (action.type === 'enter_quota') this.records.waitBegan(classification);
+    if (action.type === 'quota_resume' && action.why === 'reset time passed') this.records.waitRanOut();
+    carryOut(this.actor, action, classification.kind, session, stepTimeout ? 'step-timeout' : source, before.quota);
     if (action.type === 'none' && !this.state.quota && !session.exited) {
       if (this.hungWatch.beat(now, classification.kind === 'busy', this.lastLook?.banner) === 'restarted') this.lastLook = undefined;
     }
@@ -371,7 +331,7 @@ export class Watchdog {
   }
 
   private look(session: Session): Look {
-    this.lastLook = lookAtScreen(this.profile, session, this.lastLook, this.consent);
+    this.lastLook = lookAtScreen(this.profile, session, this.lastLook, this.prompts.consent);
     return this.lastLook;
   }
 
@@ -391,73 +351,6 @@ export class Watchdog {
     else this.host.patchLater(patch);
   }
 
-  private act(action: BeatAction, kind: string, session: Session, source: DecisionSource, endedWait?: QuotaWait): void {
-    switch (action.type) {
-      case 'none':
-        return;
-      case 'unknown_command':
-        this.host.event('stall', { kind, source, command: action.command, unknownCommand: true });
-        this.host.fail(unknownCommandMessage(action.command), 'unknown_command');
-        return;
-      case 'enter_quota':
-        this.quotaWaits.enter(action.wait, action.keys, session);
-        return;
-      case 'quota_probe': {
-        // a quota dialog of the agent's own is asked to try again (Gemini CLI's "Keep trying"); else the continuation
-        const retry = this.quotaRetryKeys();
-        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.wallOf(this.state.quota!.nextProbeAt)).toISOString(), ...(retry ? { keys: showKeys(retry.keys), dialog: retry.name } : {}) });
-        if (retry) this.sendKeys(session, retry.keys);
-        else this.typeContinuation(session);
-        return;
-      }
-      case 'quota_resume': {
-        const retry = action.typeContinuation ? this.quotaRetryKeys() : undefined;
-        this.quotaWaits.finish(action.why, action.typeContinuation && !retry ? session : undefined, endedWait);
-        if (retry) this.sendKeys(session, retry.keys);
-        return;
-      }
-      case 'recover': {
-        const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
-        this.host.event('stall', { kind, source, stepTimeout: action.stepTimeout });
-        this.host.event('recovery', {
-          kind, source, keys: action.keys === 'continuation' ? keys.join(' + ') : showKeys(keys),
-          recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
-        });
-        if (action.keys === 'continuation') this.typeContinuation(session);
-        else this.sendKeys(session, action.keys);
-        return;
-      }
-      case 'unrecognized':
-        this.host.event('stall_unrecognized', {
-          kind, source, stepTimeout: action.stepTimeout, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
-        });
-        return;
-      case 'stall_limit':
-        this.host.event('stall', {
-          kind, source, limit: true, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
-        });
-        this.host.requestStop('stall_limit');
-        return;
-    }
-  }
-
-  /**
-   * What the agent's own files say, unless it was written before autodeck last typed to it:
-   * a turn's end recorded before a continuation is history once the continuation is sent
-   * (the CLI writes its next turn's start a moment later than its screen shows it).
-   */
-  private freshRecord(): AgentRecord | undefined {
-    const record = this.host.agentRecord?.();
-    if (!record || record.at === undefined || record.at >= this.typedAt) return record;
-    return { state: undefined };
-  }
-
-  /** The keys of the quota dialog on screen that tries again, when the profile has one. */
-  private quotaRetryKeys(): { name: string; keys: string[] } | undefined {
-    const dialog = this.lastLook?.classification.dialog;
-    return dialog?.when === 'probe' ? { name: dialog.name, keys: dialog.keys } : undefined;
-  }
-
   /** Each key its own write, ENTER_DELAY_MS apart: a composer swallows an Enter inside a paste. */
   private sendKeys(session: Session, keys: readonly string[]): void {
     keys.forEach((key, i) => {
@@ -467,7 +360,7 @@ export class Watchdog {
   }
 
   private typeContinuation(session: Session): void {
-    this.typedAt = this.wall();
+    this.records.typed(this.wall());
     // typed before and still on the input line (its Enter lost, or not taken yet): Enter alone
     const message = this.host.continuation?.() ?? this.profile.continuationMessage;
     const typed = this.lastLook?.classification.typed;
