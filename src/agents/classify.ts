@@ -1,7 +1,7 @@
 import { SCREEN_KINDS, type Profile, type ScreenKind, type ScreenPattern } from './profiles.js';
-import { findQuotaMessage } from './quota.js';
-import { findRegions, type Regions } from './regions.js';
-import { readDialog } from './dialogs.js';
+import { findQuotaStop } from './quota.js';
+import { findRegions, type Layout, type Regions } from './regions.js';
+import { dialogAnswer, readDialog, type DialogAnswer } from './dialogs.js';
 import { keysFor, readMenu } from './menu.js';
 
 export interface Classification {
@@ -17,6 +17,10 @@ export interface Classification {
   quotaSelfResume?: boolean;
   /** The command the agent did not know, when kind is `unknown_command` (`/ai-cli-task`). */
   command?: string;
+  /** A dialog of the profile's own that autodeck answers (dialogs.ts): at once, or when a quota wait probes. */
+  dialog?: DialogAnswer;
+  /** What sits typed on the input line, not sent (or the input's placeholder), when anything does. */
+  typed?: string;
 }
 
 /**
@@ -28,10 +32,20 @@ export interface Classification {
  */
 export function classifyScreen(profile: Profile, lines: readonly string[]): Classification {
   const regions = findRegions(lines, profile.layout);
+  const c = regions.typed ? { ...byKind(profile, regions), typed: regions.typed } : byKind(profile, regions);
+  const dialog = profile.dialogs ? dialogAnswer(profile.dialogs, lastLines(regions.screen, DIALOG_LINES)) : undefined;
+  if (!dialog) return c;
+  // a dialog answered at once is what the screen waits on, unless a quota stop is there too (its wait comes first)
+  if (dialog.when === 'now') return c.kind === 'quota' ? { ...c, dialog } : { kind: 'continue_prompt', dialog };
+  return c.kind === 'quota' ? { ...c, dialog } : c;
+}
+
+function byKind(profile: Profile, regions: Regions): Classification {
   for (const kind of SCREEN_KINDS) {
     if (kind === 'quota') {
-      const found = findQuotaMessage(regions.screen);
-      if (found) {
+      const found = findQuotaStop(regions.screen);
+      // a stop line with a prompt or an answer after it is history: the agent went on since
+      if (found && !newerTurn(regions.screen, found.at, profile.layout)) {
         return {
           kind, quotaLine: found.line, ...(found.resetText ? { quotaReset: found.resetText } : {}),
           ...(found.transient ? { quotaTransient: true } : {}), ...(found.selfResume ? { quotaSelfResume: true } : {}),
@@ -49,6 +63,22 @@ export function classifyScreen(profile: Profile, lines: readonly string[]): Clas
     }
   }
   return { kind: 'unknown' };
+}
+
+/** How many of the last non-empty lines a dialog rule looks at: a sign-in dialog is taller than the bottom region. */
+const DIALOG_LINES = 24;
+
+function lastLines(text: string, n: number): string {
+  return text.split('\n').filter((l) => l.trim() !== '').slice(-n).join('\n');
+}
+
+/** Whether a prompt the user sent or an answer the agent gave starts below line `at` of `text`. */
+function newerTurn(text: string, at: number, layout: Layout): boolean {
+  const turn = layout.turn ?? layout.message;
+  if (!turn) return false;
+  const lines = text.split('\n');
+  for (let i = at + 1; i < lines.length; i++) if (turn.test(lines[i]!)) return true;
+  return false;
 }
 
 /** The regions of a screen as the profile cuts it (for tools and tests). */
@@ -81,6 +111,7 @@ const REFUSAL = /^(?:No\b|Deny\b|Cancel\b|Exit\b|Quit\b|Reject\b)/i;
  * that arrives in the same write as the text). Undefined: nothing to send.
  */
 export function answerKeys(profile: Profile, c: Classification, lines: readonly string[]): string[] | undefined {
+  if (c.dialog?.when === 'now') return [...c.dialog.keys];
   switch (c.kind) {
     case 'permission_prompt': {
       // Claude Code's own dialogs (trust, API key, offers) are answered by dialogs.ts, with consent, or by a person.

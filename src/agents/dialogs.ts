@@ -1,14 +1,25 @@
 import { findOption, keysFor, readMenu, type Menu } from './menu.js';
 import { printableLine } from '../policy/screenRequest.js';
+import type { DialogRule } from './profiles.js';
 
 /**
+ * The agents' own dialogs, answered by the label of the option chosen, never by position:
+ * - Claude Code's table (readDialog): offers that would change the user's settings, the
+ *   first-run trust and API-key dialogs, the auto mode notices, answered with the option
+ *   that keeps things as they are or with what the user consented to;
+ * - a profile's dialog rules (dialogAnswer): Codex CLI's and Gemini CLI's menus answered at
+ *   once, and a quota dialog's retry answered when a quota wait probes.
+ * Any other dialog is never answered: it is "needs you". Pure.
+ */
+
+/*
  * Claude Code's own dialogs that are not a tool's permission prompt nor the model's
  * question: offers that would change the user's settings beyond this session, the
  * first-run trust and API-key dialogs, the auto mode notices. Each is recognised by its
  * words and structure; autodeck answers one only by choosing the option that keeps things
  * as they are, by its label (the arrow keys where the menu has no numbers). The trust,
  * API-key and bypass dialogs are accepted only where the user said so. Any dialog not in
- * this table is never answered: it is "needs you" with its text. Pure.
+ * this table is never answered: it is "needs you" with its text.
  */
 
 export type DialogId =
@@ -33,7 +44,7 @@ export interface Dialog {
   choice?: string | undefined;
 }
 
-interface DialogRule {
+interface ClaudeDialogRule {
   id: DialogId;
   /** Recognises the dialog: in the lines just above its menu, or (menu: false) in its last line. */
   test: RegExp;
@@ -51,7 +62,7 @@ const byLabel = (label: RegExp) => (menu: Menu | undefined): { keys: string[]; c
   return i < 0 ? undefined : { keys: keysFor(menu, i), choice: menu.options[i]!.label };
 };
 
-const RULES: readonly DialogRule[] = [
+const RULES: readonly ClaudeDialogRule[] = [
   {
     // 2.1.332, a user whose default mode is manual: `❯ Yes, set auto mode as my default permission mode` preselected
     id: 'auto-default-offer',
@@ -123,4 +134,77 @@ export function readDialog(raw: readonly string[], consent: DialogConsent = {}):
   const text = printableLine(named ? named[0] : rule.id);
   const answer = rule.answer(menu, bottom, consent);
   return answer ? { id: rule.id, text, keys: answer.keys, choice: answer.choice } : { id: rule.id, text };
+}
+
+/*
+ * Dialogs a profile answers itself by its dialog rules (profiles.ts, codex/, gemini/): the
+ * menus of Codex CLI and Gemini CLI that only hide the prompt, and a quota dialog's retry.
+ * A menu's options are read from the screen: the option whose label the rule names is
+ * reached with the arrow keys from the highlighted one, then Enter. A rule whose option is
+ * not on the screen answers nothing: a dialog autodeck does not know is never answered with
+ * a guess.
+ */
+
+export interface DialogAnswer {
+  name: string;
+  /** Each its own write. */
+  keys: string[];
+  when: DialogRule['when'];
+}
+
+const DOWN = '\x1b[B';
+const UP = '\x1b[A';
+
+/** A numbered option, with the highlight when it has one (`› 1. Yes`, `│ ● 2. Stop │`). */
+const OPTION = /^\s*(?:│\s*)?([❯›>●▌])?\s*(\d+)\.\s+(.*?)\s*(?:│\s*)?$/;
+
+export interface LabelledOption {
+  n: number;
+  label: string;
+  highlighted: boolean;
+}
+
+/** A line with nothing but a box's borders and spaces. */
+const BLANK = /^[\s│]*$/;
+
+/**
+ * The numbered options of the menu with the highlight, in screen order: the block of lines
+ * around the highlighted option up to a blank line on either side (a numbered list elsewhere
+ * on the screen, the start-up tips, is no part of it). A description line under an option is
+ * skipped.
+ */
+export function menuOptions(text: string): LabelledOption[] {
+  const lines = text.split('\n');
+  const cursor = lines.findIndex((l) => OPTION.exec(l)?.[1] !== undefined);
+  if (cursor < 0) return [];
+  let first = cursor;
+  while (first > 0 && !BLANK.test(lines[first - 1]!)) first--;
+  let last = cursor;
+  while (last + 1 < lines.length && !BLANK.test(lines[last + 1]!)) last++;
+  const out: LabelledOption[] = [];
+  for (const line of lines.slice(first, last + 1)) {
+    const m = OPTION.exec(line);
+    if (m) out.push({ n: Number(m[2]), label: m[3]!.trim(), highlighted: m[1] !== undefined });
+  }
+  return out;
+}
+
+/** The keys that move the highlight to the option whose label matches, then choose it; undefined when it is not there. */
+export function keysForLabel(text: string, label: RegExp): string[] | undefined {
+  const options = menuOptions(text);
+  const target = options.findIndex((o) => label.test(o.label));
+  const cursor = options.findIndex((o) => o.highlighted);
+  if (target < 0 || cursor < 0) return undefined;
+  const step = target > cursor ? DOWN : UP;
+  return [...Array<string>(Math.abs(target - cursor)).fill(step), '\r'];
+}
+
+/** The first rule that matches the bottom of the screen, with the keys that answer it. */
+export function dialogAnswer(rules: readonly DialogRule[], bottom: string): DialogAnswer | undefined {
+  for (const rule of rules) {
+    if (!rule.match.test(bottom)) continue;
+    const keys = rule.keys ? [...rule.keys] : rule.choose ? keysForLabel(bottom, rule.choose) : undefined;
+    if (keys) return { name: rule.name, keys, when: rule.when };
+  }
+  return undefined;
 }

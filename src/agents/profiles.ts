@@ -1,5 +1,8 @@
 import type { AgentProfile } from '../config/schema.js';
+import { CODEX } from './codex/profile.js';
 import { exitCommand, type ExitCommand } from './exit.js';
+import { GEMINI } from './gemini/profile.js';
+import { busyByStatus, GLYPHS, p, PRESS_ENTER, whole, YES_NO } from './patterns.js';
 import type { Layout } from './regions.js';
 
 /**
@@ -48,9 +51,25 @@ export interface Profile {
   transcript: 'claude' | undefined;
   /** The flag that resumes a session by id (`--resume <id>`), for the hung-agent restart. */
   resumeFlag?: string;
+  /** Dialogs answered by their label or keys, not as a stall (dialogs.ts). */
+  dialogs?: readonly DialogRule[];
 }
 
-const p = (kind: ScreenPattern['kind'], regex: RegExp, region: Region, source: string): ScreenPattern => ({ kind, regex, region, source });
+/**
+ * A dialog autodeck answers itself: `now` as soon as it is seen (a menu that only hides the
+ * prompt), or `probe` when a quota wait tries again (a quota dialog's retry option). The
+ * answer is fixed keys, or the numbered option whose label matches `choose` (reached with
+ * the arrow keys from the highlighted one, then Enter).
+ */
+export interface DialogRule {
+  name: string;
+  /** Matched against the bottom of the screen (typed input cut out). */
+  match: RegExp;
+  keys?: readonly string[];
+  choose?: RegExp;
+  when: 'now' | 'probe';
+  source: string;
+}
 
 /** A line of box-drawing rule across most of the screen: Claude Code's input box edges. */
 const RULE = /^\s*[─━]{20,}\s*$/;
@@ -65,34 +84,6 @@ function aboveInputBox(lines: readonly string[]): readonly string[] {
   }
   return lines;
 }
-
-const whole = (lines: readonly string[]): readonly string[] => lines;
-
-// ---------------------------------------------------------------------------------------------
-// Shared by every agent: plain terminal prompts, and how a spinner line and an interrupt hint look.
-
-/** A y/n prompt at the end of the screen (optionally followed by a bare prompt marker line). */
-const YES_NO = p('yes_no_prompt', /(\((y\/n|yes\/no)\)|\[(y\/n|Y\/n|y\/N|yes\/no)\])\s*[:?]?\s*(?:\n\s*(?:│\s*)?[>›❯]?)?$/i, 'bottom', 'common terminal prompt');
-const PRESS_ENTER = p('continue_prompt', /(press (enter|return|any key) to continue|--more--|^\s*continue\?\s*$)/i, 'last', 'common terminal prompt');
-/** An interrupt hint where a status is printed: `esc to interrupt`, `(ctrl+c to interrupt · …`. */
-const INTERRUPT_HINT = /(?:^\s*|[(·•|∙]\s*)(?:press\s+)?(?:esc|ctrl\+c)\s+to\s+interrupt\b/im;
-/**
- * Spinner glyphs in front of an activity word: Claude Code's ornaments (`✳ ✶ ✻ ✽ ✢ · *`,
- * ccmanager's SPINNER_CHARS), bullets. A braille spinner (`⠙`) is a spinner with any text.
- */
-const GLYPHS = '*✱✲✳✴✵✶✷✸✹✺✻✼✽✾✿❀❁❂❃❇❈❉❊❋✢✣✤✥✦✧✨⊛⊕⊙◉◎◍⁂⁕※⍟☼★☆·•∙⋅';
-/** `✳ Cooking… (9m 22s · ↓ 14.1k tokens)`: a glyph, words, then the ellipsis (`✻ Baked for 3s` has none). */
-const SPINNER_LINE = new RegExp(`^\\s*[${GLYPHS}]\\s*[^\\s…][^…\\n]{0,120}…`, 'mu');
-const BRAILLE_SPINNER = /^\s*[\u2801-\u28ff]\s*\S/mu;
-/** The spinner's statistics: `(9m 21s · ↓ 13.7k tokens`, `( 1m · 500 TOKENS )`. */
-const TOKEN_STATS = /\([^()\n]*\d[^()\n]*\btokens\b/i;
-
-const busyByStatus = (source: string): ScreenPattern[] => [
-  p('busy', SPINNER_LINE, 'status', `${source} spinner line`),
-  p('busy', BRAILLE_SPINNER, 'status', `${source} braille spinner`),
-  p('busy', INTERRUPT_HINT, 'status', `${source} interrupt hint`),
-  p('busy', TOKEN_STATS, 'status', `${source} spinner statistics`),
-];
 
 /*
  * Claude Code 2.1.x, from CLAUDE-CODE.md and the captures in test/fixtures/screens/claude/;
@@ -156,67 +147,6 @@ const CLAUDE: Profile = {
   hashedLines: aboveInputBox,
   transcript: 'claude',
   resumeFlag: '--resume',
-};
-
-/*
- * Codex CLI: from its source and kbwo/ccmanager's codex detector tests (not captured here):
- * approval menus `› 1. Yes, proceed (y)` with `Press enter to confirm or esc to cancel`, MCP
- * tool prompts with `enter to submit | esc to cancel`, plan questions `Question 1/3` with
- * `enter to submit answer`, the status `• Working (12s • esc to interrupt)`, the composer `› `.
- */
-const CODEX: Profile = {
-  name: 'codex',
-  // conversation: tool output under `└`; Codex prints its status indented too (`  press esc to interrupt`)
-  layout: { inputLine: /^\s*(?:│\s*)?([›▌>]|codex>)(?=\s|$)/, conversation: /^\s*[└│]\s/ },
-  patterns: [
-    p('unknown_command', /Unrecognized command '?(\/[^\s'.]+)/, 'recent', "Codex tui: `Unrecognized command '/x'` (users' reports)"),
-    // the question counts with a live menu (its cursor on an option) or its footer: a stale one in the history does not
-    p('permission_prompt', /(Would you like to (run the following command|make the following edits)\?|Approve this (command|change)\?|Allow the [^\n]* to run tool)[\s\S]*(^\s*[›▌]\s*(?:\d+\.|Yes\b)|press enter to confirm|enter to submit)/im, 'bottom', 'Codex approval menu'),
-    p('permission_prompt', /(Allow command\?|Allow execution\b|press enter to confirm\b|enter to submit \| esc to cancel)/i, 'bottom', 'Codex approval'),
-    p('question', /(^\s*Question \d+\/\d+|enter to submit answer)/im, 'bottom', 'Codex plan question'),
-    p('yes_no_prompt', /(yes \(y\)\s*\/\s*no \(n\)|Confirm with [^\n]*\bEnter\b)/i, 'bottom', 'Codex confirm'),
-    YES_NO,
-    PRESS_ENTER,
-    p('busy', /Working \(\d+[smh]/, 'status', 'Codex status line'),
-    p('busy', /^\s*press esc to (?:cancel|stop)\b/im, 'status', 'Codex status line (older, kbwo/ccmanager tests)'),
-    ...busyByStatus('Codex'),
-    p('idle', /^(?:│\s*)?(?:[›▌>]|codex>)$/, 'input', 'Codex composer'),
-    p('idle', /^\s*How can I help (?:you )?today\?$/, 'last', 'Codex greeting (agent-deck tests)'),
-  ],
-  continuationMessage: 'Please continue with the task from where you left off.',
-  exit: exitCommand('codex'),
-  hashedLines: whole,
-  transcript: undefined,
-};
-
-/*
- * Gemini CLI: from its source and kbwo/ccmanager's gemini detector tests (not captured here):
- * confirmations `Apply this change?`, `Allow execution of …?`, `Do you want to proceed?`,
- * `Waiting for user confirmation…`; the spinner `⠼ Thinking… (esc to cancel, 3s)`.
- */
-const GEMINI: Profile = {
-  name: 'gemini',
-  // the input marker: `>`, older `gemini>`, `!` in shell mode, `*` in YOLO mode, `(r:)` in reverse search
-  layout: { inputLine: /^\s*(?:│\s*)?((?:gemini)?>)(?=\s|$)|^ ?(?:!|\*|\(r:\))(?=\s{2,}|$)/, conversation: /^(?:\s*✦\s|\s{2,}\S)/ },
-  patterns: [
-    p('unknown_command', /Unknown command:\s*(\/\S+)/, 'recent', 'Gemini CLI slashCommandProcessor.ts: `Unknown command: <input>` (read)'),
-    // its question and plan dialogs (AskUserDialog, ExitPlanModeDialog snapshots): they need a person
-    p('question', /^\s*Enter to (?:select|submit) ·|^\s*Review your answers:/m, 'bottom', 'Gemini CLI question dialog (its test snapshots)'),
-    p('permission_prompt', /(Allow execution|Apply this change|Do you want to proceed|Waiting for user confirmation|Yes, allow once)/i, 'bottom', 'Gemini confirmation'),
-    // any other menu with its cursor (`● 1. Keep loop detection enabled (esc)`)
-    p('question', /(?<![\s\S])(?![\s\S]*(?:Allow execution|Apply this change|Do you want to proceed|Allow once|Yes, allow))[\s\S]*^\s*(?:│\s*)?●\s*1\.\s.*\n(?:.*\n){0,8}?\s*(?:│\s*)?2\.\s/m, 'bottom', 'Gemini CLI choice dialog that is no tool confirmation (its test snapshots)'),
-    YES_NO,
-    PRESS_ENTER,
-    p('busy', /\besc to cancel\b|\bcancel, \d+(?:m \d+)?s\)/i, 'status', 'Gemini spinner `(esc to cancel, 5s)`, also wrapped'),
-    p('busy', /^\s*(?:[\u2801-\u28ff]\s*)?(?:Generating response|Processing)(?:\.\.\.|…)|^\s*Please wait\b/m, 'last', 'Gemini spinner text as the last line (older, kbwo/ccmanager tests)'),
-    ...busyByStatus('Gemini'),
-    p('idle', /^(?:│\s*)?(?:(?:gemini)?>|!|\*|\(r:\))$/, 'input', 'Gemini input box (`>`, `!`, `*`, `(r:)`, older `gemini>`)'),
-    p('idle', /^\s*(?:│\s*)?>?\s*Type your message/m, 'bottom', 'Gemini input placeholder'),
-  ],
-  continuationMessage: 'Please continue with the task from where you left off.',
-  exit: exitCommand('gemini'),
-  hashedLines: whole,
-  transcript: undefined,
 };
 
 /* Aider: from its documentation; the prompt is `> ` or `<edit format>> ` (`ask> `, `architect> `). */

@@ -108,6 +108,12 @@ const STOP_PATTERNS: readonly StopPattern[] = [
 const WARNING_HEADS: readonly RegExp[] = [/^Approaching\b/i, /^You(?:'?ve| have) used\b/i, /^Heads up\b/i, /^You (?:are|will) (?:approaching|reach|be)\b/i];
 
 /**
+ * A usage gauge anywhere on the line is a warning too: Codex's footer
+ * `⚠ 5h limit: 8% left · resets at 20:16 · /status`, `only <1% left` (captured, 0.171.0).
+ */
+const GAUGE = /\b(?:only )?<?\d+(?:\.\d+)?% (?:left|remaining)\b/i;
+
+/**
  * A retry still in progress: Claude Code's `Session limit reached · Retrying in 2s (…) · attempt
  * 1/10` (CLAUDE-CODE.md: "an API retry is busy too"), aider's `Retrying in 0.2 seconds...`,
  * Codex `Re-connecting... 1/5` / `retrying 1/5 in 200ms`. Such a line at or after the last stop
@@ -121,15 +127,29 @@ const BUSY_RETRY: readonly RegExp[] = [
   /\bretrying \d+\s*\/\s*\d+/i,
 ];
 
+/** A detail line hung under a status line (`└ …`, `⎿ …`): the status above it is its headline. */
+const DETAIL = /^\s*[└⎿]/;
+
 /**
  * Finds the last quota stop in screen text (or a transcript message). Returns undefined for
  * warnings, for a retry still running, and for text that merely mentions a limit.
  */
 export function findQuotaMessage(text: string): QuotaMatch | undefined {
+  const found = findQuotaStop(text);
+  if (!found) return undefined;
+  const { at: _at, ...match } = found;
+  return match;
+}
+
+/** As findQuotaMessage, with the stop line's number in `text` (0-based). */
+export function findQuotaStop(text: string): (QuotaMatch & { at: number }) | undefined {
   const lines = text.split(/\r?\n/).map(normalise);
   const at = lastStopLine(lines);
   if (at === undefined) return undefined;
-  if (lines.slice(at).some((l) => BUSY_RETRY.some((re) => re.test(l)))) return undefined;
+  // a retry at or after the stop, or in the status line the stop hangs under (Codex's
+  // `• Server is busy, reconnecting 1/2 (0s • esc to interrupt)` over `└ Exceeded retry limit …`)
+  const from = DETAIL.test(lines[at]!) && at > 0 ? at - 1 : at;
+  if (lines.slice(from).some((l) => BUSY_RETRY.some((re) => re.test(l)))) return undefined;
   const logical = logicalLine(lines, at);
   const resumeAt = selfResumeTime(lines.slice(Math.max(0, at - 3)));
   const resetText = resumeAt ?? resetClause(logical);
@@ -137,6 +157,7 @@ export function findQuotaMessage(text: string): QuotaMatch | undefined {
   const transient = resetText === undefined && GENERIC_WORDS.test(logical) && !USAGE_WORDS.test(logical);
   return {
     line,
+    at,
     ...(resetText !== undefined ? { resetText } : {}),
     ...(transient ? { transient: true } : {}),
     ...(resumeAt !== undefined ? { selfResume: true } : {}),
@@ -170,7 +191,7 @@ function isStopLine(lines: string[], i: number): boolean {
   if (bare === '') return false;
   // `error: usage limit reached — …`, `Error: You've hit your usage limit`: the message after an error label
   const unlabelled = bare.replace(ERROR_LABEL, '');
-  if (WARNING_HEADS.some((re) => re.test(bare) || re.test(unlabelled))) return false;
+  if (WARNING_HEADS.some((re) => re.test(bare) || re.test(unlabelled)) || GAUGE.test(bare)) return false;
   return STOP_PATTERNS.some((p) => {
     if (p.mid) return p.mid.test(lines[i]!);
     if (!p.head?.test(bare) && !p.head?.test(unlabelled)) return false;
@@ -211,7 +232,8 @@ function logicalLine(lines: string[], at: number): string {
     const next = unboxed(lines[i]!);
     // a wrapped continuation, or the reset clause on a line of its own (`· resets 3pm (UTC)`,
     // `Resets at 3pm (UTC)`: Claude Code's TUI renders, claude-auto-retry test/patterns.test.js)
-    if (!/^[a-z0-9]/.test(next) && !/^(?:[·•∙-]\s*)?(?:resets?|try again|retry after|wait)\b/i.test(next)) break;
+    // (Gemini CLI's dialog: `Usage limit reached for all Pro models.` / `Access resets at 8:26 PM UTC.`)
+    if (!/^[a-z0-9]/.test(next) && !/^(?:[·•∙-]\s*)?(?:(?:access )?resets?|try again|retry after|wait)\b/i.test(next)) break;
     parts.push(next);
   }
   return parts.join(' ');

@@ -24,6 +24,11 @@ export interface Layout {
    * stale (a spinner line left over above it is no longer running).
    */
   doneLine?: RegExp;
+  /**
+   * The first line of a prompt the user sent or an answer the agent gave (not a status or
+   * notice): anything above one is history. Defaults to `message`.
+   */
+  turn?: RegExp;
 }
 
 export interface Regions {
@@ -42,6 +47,8 @@ export interface Regions {
   recent: string;
   /** The input line's prompt marker alone (`❯`, `>`, `›`, `ask>`), or '' when there is none. */
   input: string;
+  /** What is typed on the input line after the marker (or its placeholder), trimmed. */
+  typed: string;
 }
 
 /** How many of the last non-empty lines count as "the bottom" of a screen. */
@@ -97,9 +104,11 @@ export function findRegions(raw: readonly string[], layout: Layout): Regions {
   // The typed text is cut out: only the prompt marker stays.
   const shown = lines.slice(0, end);
   let input = '';
+  let typed = '';
   if (inputAt >= 0) {
     const m = layout.inputLine.exec(lines[inputAt]!)!;
     input = (m[1] ?? m[0]).trim();
+    typed = lines[inputAt]!.slice(m[0].length).trim();
     shown[inputAt] = m[0];
     // a multi-line input: the lines after the input line inside the box are typed text too
     if (bottomRule > inputAt) for (let j = inputAt + 1; j < bottomRule; j++) shown[j] = '';
@@ -128,6 +137,7 @@ export function findRegions(raw: readonly string[], layout: Layout): Regions {
     status: overlaid ? '' : statusLines.join('\n'),
     recent: recentLines.join('\n'),
     input,
+    typed,
   };
 }
 

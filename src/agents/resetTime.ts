@@ -9,18 +9,37 @@ import { normalise } from './quota.js';
 export const QUOTA_RESET_MARGIN_MS = 60_000;
 
 /**
+ * A clock time without a date that passed this little before the message was seen has just
+ * passed, not tomorrow's: agents print the minute (`try again at 9:28 PM`) while the limit
+ * lifts within it, and the screen is looked at a heartbeat later.
+ */
+export const CLOCK_GRACE_MS = 5 * 60_000;
+
+export interface ResetOptions {
+  /** The zone of a clock time that names none (default: the machine's). */
+  timeZone?: string | undefined;
+  /**
+   * When the message was first seen (or written): a delay counts from then, and a clock time
+   * is the next such time after it (less CLOCK_GRACE_MS), not after `now`. Default: `now`.
+   */
+  seenAt?: Date | undefined;
+}
+
+/**
  * The reset instant named by `text`, plus QUOTA_RESET_MARGIN_MS, or undefined when it names
  * none. Tried in order: an epoch (`|1749924000`, seconds or milliseconds), a relative delay
  * (`in 2 hours 3 minutes`, `in 2h 3m`, `after 53s`), a clock time with an optional month-day or
  * weekday before it and an optional zone after it. A clock time without a zone is read in
  * `opts.timeZone` (default: the machine's); a zone that Intl does not know falls back to it.
- * A time that has passed rolls forward to the next one (tomorrow, next week, next year); an epoch
- * or a date with its year that has passed, margin included, gives now: never a time in the past.
+ * A time that has passed when the message was seen rolls forward to the next one (tomorrow,
+ * next week, next year); an epoch or a date with its year that has passed, margin included,
+ * gives now: never a time in the past.
  */
-export function parseResetTime(text: string, now: Date, opts: { timeZone?: string } = {}): Date | undefined {
+export function parseResetTime(text: string, now: Date, opts: ResetOptions = {}): Date | undefined {
   // `in an hour`, `in a minute`: one of the unit
   const t = normalise(text).replace(/\s+/g, ' ').replace(/\b(in|after) an? (hour|minute|day|second)\b/gi, '$1 1 $2');
-  const at = epochReset(t) ?? relativeReset(t, now.getTime()) ?? clockReset(t, now.getTime(), opts.timeZone);
+  const seen = Math.min(opts.seenAt?.getTime() ?? now.getTime(), now.getTime());
+  const at = epochReset(t) ?? relativeReset(t, seen) ?? clockReset(t, seen, opts.timeZone);
   // Never in the past: an epoch or a dated reset that (with its margin) has passed means now.
   return at === undefined ? undefined : new Date(Math.max(at + QUOTA_RESET_MARGIN_MS, now.getTime()));
 }
@@ -76,7 +95,7 @@ interface Wall {
   weekday?: number;
 }
 
-function clockReset(t: string, nowMs: number, fallbackZone: string | undefined): number | undefined {
+function clockReset(t: string, seenMs: number, fallbackZone: string | undefined): number | undefined {
   const clock = CLOCK.exec(t);
   const wall = clock ? wallFromClock(t, clock) : wallFromDateOnly(t);
   if (!wall) return undefined;
@@ -84,10 +103,10 @@ function clockReset(t: string, nowMs: number, fallbackZone: string | undefined):
   const zone = zoneAfter(rest) ?? namedZone(fallbackZone) ?? namedZone(machineZone()) ?? fixedZone(0);
   // `at 11am tomorrow`: not today even when 11am is still ahead
   if (/\btomorrow\b/i.test(t) && wall.month === undefined && wall.weekday === undefined) {
-    const today = wallDate(nowMs, zone);
+    const today = wallDate(seenMs, zone);
     return wallToUtc(Date.UTC(today.year, today.month, today.day + 1, wall.hour, wall.minute), zone)[0]!;
   }
-  return nextOccurrence(wall, nowMs, zone);
+  return nextOccurrence(wall, seenMs - CLOCK_GRACE_MS, zone);
 }
 
 function wallFromClock(t: string, clock: RegExpExecArray): Wall | undefined {
@@ -126,7 +145,7 @@ function weekdayIndex(name: string): number {
 }
 
 /**
- * The first instant after now that the wall time names, rolling forward: a bare clock time
+ * The first instant after `nowMs` that the wall time names, rolling forward: a bare clock time
  * by days, a weekday by weeks, a month-day by years (an explicit year never rolls). Each
  * candidate is converted from its own calendar day, so "tomorrow 9am" across a daylight-saving
  * change is still 9am, not now + 24 h; on a fall-back day a repeated time that has passed

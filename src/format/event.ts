@@ -67,7 +67,9 @@ export function describeEvent(e: LoopEvent): string {
       return `${word} ${d.tool} ${what === d.tool ? '' : `${String(what)} `}(${d.rule}${d.retry ? `, try ${d.retry}` : ''}): ${how}`;
     }
     case 'dialog':
-      return `answered the agent's dialog "${d.text}": ${d.choice}${d.retry ? ` (try ${d.retry})` : ''}, sent ${d.keys}`;
+      // Claude Code's own dialogs name their words and the option chosen; a profile's dialog rule names itself
+      if (d.name === undefined) return `answered the agent's dialog "${d.text}": ${d.choice}${d.retry ? ` (try ${d.retry})` : ''}, sent ${d.keys}`;
+      return `answered the ${d.name}: sent ${d.keys}${d.retry ? ` (try ${d.retry})` : ''}`;
     case 'needs_you':
       return `needs you (${String(d.reason).replace(/_/g, ' ')}): ${d.text}${d.rule ? ` [${d.rule}]` : ''}`;
     case 'verify_started':

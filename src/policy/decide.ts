@@ -18,6 +18,7 @@ export interface PolicyOutcome {
  * before the policy existed), unless a built-in deny applies. Pure.
  */
 export function decide(req: ApprovalRequest, policy: ApprovalPolicy, ctx: PolicyContext): PolicyOutcome {
+  if (req.complete === false) return decideIncomplete(req, policy, ctx);
   const rule = policy.rules.find((r) => ruleMatches(r, req, ctx));
   if (rule && rule.decision !== 'allow') {
     return { decision: rule.decision, rule: rule.text, reason: rule.reason ?? `the rule ${rule.text}` };
@@ -28,6 +29,18 @@ export function decide(req: ApprovalRequest, policy: ApprovalPolicy, ctx: Policy
   }
   if (rule) return { decision: 'allow', rule: rule.text, reason: rule.reason ?? `the rule ${rule.text}` };
   return { decision: 'allow', rule: 'default', reason: 'no rule names it' };
+}
+
+/**
+ * A request read only in part (cut at the screen's edge): a rule that names the whole tool
+ * (`deny Bash`, `ask WebFetch`) still decides a deny or an ask, but nothing that needs its
+ * text can clear it (an allow pattern, the built-in denies, the default allow): a person
+ * decides.
+ */
+function decideIncomplete(req: ApprovalRequest, policy: ApprovalPolicy, ctx: PolicyContext): PolicyOutcome {
+  const whole = policy.rules.find((r) => r.decision !== 'allow' && (r.pattern === undefined || r.pattern === '*') && ruleMatches(r, req, ctx));
+  if (whole) return { decision: whole.decision, rule: whole.text, reason: whole.reason ?? `the rule ${whole.text}` };
+  return { decision: 'ask', rule: 'incomplete', reason: 'autodeck could not read the whole request on the screen' };
 }
 
 /** The message typed to the agent after autodeck refused its request. */

@@ -38,7 +38,13 @@ export interface ApprovalRequest {
   url?: string | undefined;
   /** The prompt as a person reads it (printable, short). */
   text: string;
-  source: 'hook' | 'screen';
+  /** Where it was read: the agent's hook, its screen, or its own session file. */
+  source: 'hook' | 'screen' | 'session';
+  /**
+   * false: the screen showed only part of it (cut at the screen's edge, or `…`): a rule that
+   * needs its text cannot allow it.
+   */
+  complete?: boolean | undefined;
 }
 
 export interface PolicyContext {

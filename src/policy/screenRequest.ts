@@ -1,4 +1,6 @@
 import type { AgentProfile } from '../config/schema.js';
+import { codexRequest } from '../agents/codex/request.js';
+import { geminiRequest } from '../agents/gemini/request.js';
 import type { ApprovalRequest } from './rules.js';
 
 /**
@@ -12,11 +14,9 @@ import type { ApprovalRequest } from './rules.js';
  * Anything else that is a prompt reads as tool `unknown` with its question. Pure.
  */
 
-/** Printable, one line, bounded: the text an event and the dashboard show. */
-export function printableLine(text: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\x00-\x1f\x7f-\x9f]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, max);
-}
+import { printableLine } from './printable.js';
+
+export { printableLine };
 
 const QUESTION = /^\s*(?:[│▌]\s*)?((?:Do you want|Would you like) to [^\n]*\?|Allow execution[^\n]*\?|Apply this change\?|Apply changes\?|Allow command\?|Approve this (?:command|change)\?)\s*(?:│\s*)?$/im;
 /** Claude Code's dialog headings and the tool each stands for. */
@@ -89,43 +89,6 @@ function claudeRequest(lines: readonly string[], qAt: number, question: string):
   return { tool, path, text: printableLine(`${tool}: ${path} — ${question}`), source: 'screen' };
 }
 
-function codexRequest(lines: readonly string[], qAt: number, question: string): ApprovalRequest {
-  const cmdAt = lines.findIndex((l, i) => i > qAt && /^\s*(?:▌\s*)?\$ \S/.test(l));
-  if (cmdAt >= 0) {
-    const parts = [lines[cmdAt]!.replace(/^\s*(?:▌\s*)?\$ /, '')];
-    for (let i = cmdAt + 1; i < lines.length && /^\s{4,}\S/.test(lines[i]!) && !/^\s*[›>▌]?\s*\d+\./.test(lines[i]!); i++) parts.push(lines[i]!);
-    const command = joinWrapped(parts);
-    return { tool: 'Bash', command, text: printableLine(`Bash: ${command} — ${question}`), source: 'screen' };
-  }
-  if (/edit|change|patch/i.test(question)) return { tool: 'Edit', text: printableLine(question), source: 'screen' };
-  return { tool: 'unknown', text: printableLine(question), source: 'screen' };
-}
-
-function geminiRequest(lines: readonly string[], qAt: number, question: string): ApprovalRequest {
-  // `Allow execution of MCP tool "name" from server "srv"?`
-  const mcp = /MCP tool "([^"]+)" from server "([^"]+)"/.exec(question);
-  if (mcp) return { tool: `mcp__${mcp[2]}__${mcp[1]}`, text: printableLine(question), source: 'screen' };
-  if (/^Allow execution/i.test(question)) {
-    // the box right above the question holds the command(s), one per line
-    const bottom = lastIndex(lines, (l) => /^\s*╰/.test(l), qAt);
-    const top = bottom >= 0 ? lastIndex(lines, (l) => /^\s*╭/.test(l), bottom) : -1;
-    let command: string | undefined;
-    if (top >= 0 && qAt - bottom <= 2) {
-      command = lines.slice(top + 1, bottom).map((l) => l.replace(/^\s*│ ?/, '').replace(/\s*│\s*$/, '')).filter((l) => l.trim() !== '').join('\n');
-    } else {
-      const found = lines.slice(0, qAt).reverse().find((l) => /^\s*Command found:\s*\S/.test(l));
-      const named = /execution of:? '([^']+)'/.exec(question);
-      command = found ? found.replace(/^\s*Command found:\s*/, '').trim() : named?.[1];
-    }
-    if (command) return { tool: 'Bash', command, text: printableLine(`Bash: ${command} — ${question}`), source: 'screen' };
-  }
-  if (/Apply this change/i.test(question)) return { tool: 'Edit', text: printableLine(question), source: 'screen' };
-  // a web fetch shows its URL(s) above the question
-  const url = lines.slice(Math.max(0, qAt - 6), qAt).join('\n').match(/https?:\/\/[^\s'"]+/);
-  if (url) return { tool: 'WebFetch', url: url[0], text: printableLine(`WebFetch: ${url[0]} — ${question}`), source: 'screen' };
-  return { tool: 'unknown', text: printableLine(question), source: 'screen' };
-}
-
 /** The request of the permission prompt on screen; undefined when no question can be found. */
 export function screenRequest(agent: AgentProfile, raw: readonly string[]): ApprovalRequest | undefined {
   const lines = raw.map((l) => l.replace(/\s+$/, ''));
@@ -137,10 +100,20 @@ export function screenRequest(agent: AgentProfile, raw: readonly string[]): Appr
     return q >= 0 ? { tool: 'unknown', text: printableLine(lines[q]!), source: 'screen' } : undefined;
   }
   const question = printableLine(QUESTION.exec(lines[qAt]!)![1]!);
+  return whole(requestOf(agent, lines, qAt, question));
+}
+
+function requestOf(agent: AgentProfile, lines: readonly string[], qAt: number, question: string): ApprovalRequest {
   if (agent === 'codex') return codexRequest(lines, qAt, question);
   if (agent === 'gemini') return geminiRequest(lines, qAt, question);
   if (agent === 'claude') return claudeRequest(lines, qAt, question) ?? { tool: 'unknown', text: question, source: 'screen' };
   return { tool: 'unknown', text: question, source: 'screen' };
+}
+
+/** A command or path the screen cut short (`…`) is no whole request, whatever drew it. */
+function whole(req: ApprovalRequest): ApprovalRequest {
+  const subject = req.command ?? req.path ?? req.url;
+  return subject !== undefined && subject.includes('…') ? { ...req, complete: false } : req;
 }
 
 /** Claude Code's PermissionRequest hook payload (`tool_name`, `tool_input`) as a request. */

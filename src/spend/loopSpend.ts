@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import type { UsageSource } from '../agents/agentRecord.js';
 import { isTransientWriteError } from '../store/db.js';
 import type { IterationSpendRow, IterationSpendStore } from '../store/iterationSpend.js';
 import type { LoopRow } from '../store/loops.js';
@@ -45,6 +46,8 @@ export function signalWrittenMs(path: string): number | undefined {
 
 export interface LoopSpendOptions {
   transcriptDir: string | undefined;
+  /** Another agent's usage file (Codex's rollout, Gemini CLI's session), when its profile has one. */
+  usageSource?: UsageSource | undefined;
   sinceMs: number;
   prices?: Readonly<Record<string, ModelPrice>> | undefined;
   contextWindows?: Readonly<Record<string, number>> | undefined;
@@ -63,7 +66,7 @@ export class LoopSpend {
   private readonly ledger: SpendLedger;
 
   constructor(opts: LoopSpendOptions) {
-    this.meter = new SpendMeter(opts.transcriptDir, opts.sinceMs, opts.prices, opts.contextWindows);
+    this.meter = new SpendMeter(opts.transcriptDir, opts.sinceMs, opts.prices, opts.contextWindows, opts.usageSource);
     this.ledger = new SpendLedger(opts.store, opts.key);
   }
 

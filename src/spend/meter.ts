@@ -1,3 +1,4 @@
+import type { UsageSource } from '../agents/agentRecord.js';
 import { findTranscript } from '../agents/transcript.js';
 import { mergePrices, spendOf, type ModelPrice, type Spend } from './prices.js';
 import { TranscriptUsage } from './reader.js';
@@ -24,8 +25,9 @@ export class SpendMeter {
   private readonly windows: Record<string, number>;
   private current: string | undefined;
 
+  /** `source`: another agent's usage file (Codex, Gemini CLI) instead of Claude Code's transcripts in `dir`. */
   constructor(private readonly dir: string | undefined, private readonly sinceMs: number, prices?: Readonly<Record<string, ModelPrice>>,
-    contextWindows?: Readonly<Record<string, number>>) {
+    contextWindows?: Readonly<Record<string, number>>, private readonly source?: UsageSource) {
     this.prices = mergePrices(prices);
     this.windows = mergeContextWindows(contextWindows);
   }
@@ -41,14 +43,14 @@ export class SpendMeter {
    * share ends when its signal was written, not when it was read); context is always now.
    */
   reading(asOf?: string): SpendReading | undefined {
-    if (!this.dir) return undefined;
+    if (!this.dir && !this.source) return undefined;
     let current: string | undefined;
     try {
-      current = findTranscript(this.dir, this.sinceMs);
+      current = this.source ? this.source.locate(this.sinceMs) : findTranscript(this.dir!, this.sinceMs);
     } catch {
       current = undefined; // an unreadable folder: what was read so far still counts
     }
-    if (current && !this.readers.has(current)) this.readers.set(current, new TranscriptUsage(current));
+    if (current && !this.readers.has(current)) this.readers.set(current, new TranscriptUsage(current, this.source?.parser(current)));
     if (current) this.current = current;
     if (this.readers.size === 0) return undefined;
     const total = new Map<string, TokenCounts>();

@@ -3,7 +3,9 @@ import { totalTokens, type TokenCounts } from './usage.js';
 /**
  * USD per million tokens. A cache write costs 1.25 × input (5-minute) or 2 × input (1-hour)
  * and a cache read 0.1 × input unless given. From Anthropic's published price list
- * (claude.com/pricing, as of 2026-11); the `prices` setting overrides or adds models.
+ * (claude.com/pricing, as of 2026-11), OpenAI's (openai.com/api/pricing) and Google's
+ * (ai.google.dev/gemini-api/docs/pricing, the rate for prompts up to 200k tokens) as of
+ * 2025-11; the `prices` setting overrides or adds models.
  */
 export interface ModelPrice {
   input: number;
@@ -24,6 +26,13 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
   'claude-3-5-haiku': { input: 0.8, output: 4 },
   'claude-3-haiku': { input: 0.25, output: 1.25 },
   'claude-3-opus': { input: 15, output: 75 },
+  'gpt-5': { input: 1.25, output: 10 },
+  'gpt-5-codex': { input: 1.25, output: 10 },
+  'gpt-5.1': { input: 1.25, output: 10 },
+  'gpt-5.1-codex': { input: 1.25, output: 10 },
+  'gpt-5-mini': { input: 0.25, output: 2 },
+  'gemini-2.5-pro': { input: 1.25, output: 10, cacheRead: 0.3125 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cacheRead: 0.075 },
 };
 
 /**

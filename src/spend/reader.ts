@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { UsageParser } from '../agents/agentRecord.js';
 import { messagesOf, tokensByModel, type MessageUsage, type TokenCounts } from './usage.js';
 import { compactionsAsOf, newContextState, scanContext, type ContextState } from './context.js';
 
@@ -24,7 +25,8 @@ export class TranscriptUsage {
   /** The newest request's context and the compactions (src/spend/context.ts). */
   private ctx: ContextState = newContextState();
 
-  constructor(readonly path: string) {}
+  /** `parser`: how another agent's file carries usage (Codex's rollout, Gemini CLI's session); Claude Code's transcript without. */
+  constructor(readonly path: string, private readonly parser?: UsageParser) {}
 
   /** Reads what was added (up to UPDATE_BYTES); returns false when the file cannot be read (yet). */
   update(): boolean {
@@ -95,6 +97,10 @@ export class TranscriptUsage {
         } catch { /* not JSON: skipped */ }
       }
       start = nl + 1;
+    }
+    if (this.parser) {
+      this.parser.take(entries.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e)), this.messages);
+      return;
     }
     messagesOf(entries, this.messages);
     scanContext(entries, this.ctx);

@@ -8,6 +8,10 @@ import type { ApprovalRequest } from '../policy/rules.js';
 import { waitingRequest } from './approvals.js';
 import type { Clock } from './clock.js';
 import { within, type LoopEntry } from './loopBoundary.js';
+import { AgentLeftovers } from './leftovers.js';
+
+/** How long processes the agent left behind get after SIGTERM, before SIGKILL. */
+const LEFTOVER_GRACE_MS = 3000;
 
 /** What a loop's agent process needs of its loop. */
 export interface AgentProcessHost {
@@ -37,6 +41,8 @@ export class AgentProcess {
   session: Session | undefined;
   /** When the current agent session was started or re-attached (wall time, compared with the hooks' times). */
   private since = 0;
+  /** The processes the agent started: none may outlive it. */
+  private leftovers = new AgentLeftovers();
 
   constructor(private readonly command: AgentCommand, private readonly host: AgentProcessHost) {}
 
@@ -71,9 +77,24 @@ export class AgentProcess {
     this.since = this.host.clock.wall();
     const row = this.host.row();
     this.host.patch({ status: row.status === 'starting' ? 'running' : row.status, agentPid: session.pid });
+    this.leftovers = new AgentLeftovers();
     session.onExit((exit) => this.host.enter('agent exit', () => {
+      this.endLeftovers(this.leftovers);
       if (this.session === session) this.host.exited(exit);
     }));
+  }
+
+  /** Remembers the processes the agent runs now (at each heartbeat): a helper that detaches itself is known. */
+  noteProcesses(): void {
+    if (this.alive) this.leftovers.note(this.session!.pid);
+  }
+
+  /** The agent exited: what it started and left running ends with it (SIGTERM, then SIGKILL). */
+  private endLeftovers(leftovers: AgentLeftovers): void {
+    const ended = leftovers.end('SIGTERM');
+    if (ended.length === 0) return;
+    this.host.event('agent_exit', { action: 'SIGTERM', why: 'processes the agent started outlived it', processes: ended });
+    setTimeout(() => { if (leftovers.anyAlive) leftovers.end('SIGKILL'); }, LEFTOVER_GRACE_MS).unref();
   }
 
   /** The session let go of: its exit is no crash, the exit listener ignores a session no longer ours. */

@@ -7,7 +7,8 @@ import type { WaitingFor } from '../store/loops.js';
  * the answer src/agents/dialogs.ts allows (the option that keeps things as they are, by its
  * label) or leaves it to a person ("needs you", with the dialog's words). A dialog still
  * there `retryBeats` unchanged beats after its answer is answered again, a few times, then
- * left to a person. Nothing here counts as a stall or spends the recovery budget.
+ * left to a person. Nothing here counts as a stall or spends the recovery budget. A
+ * profile's dialog rules (Codex CLI, Gemini CLI): profileDialogAnswers.ts.
  */
 
 export interface DialogHost {

@@ -96,12 +96,18 @@ export interface Observation {
   answer?: string[] | undefined;
   /** Nothing is drawn yet (an agent starting up): no stall, though the step timeout still holds. */
   blank?: boolean | undefined;
+  /** When the quota message on screen was first seen (wall clock): its clock time is the next one after that. */
+  quotaSeenAt?: number | undefined;
+  /** The agent's own record (hooks, session files) says it is working: an unchanged screen is no stall. */
+  agentBusy?: boolean | undefined;
 }
 
 function enterQuota(state: BeatState, obs: Observation, limits: BeatLimits): { state: BeatState; action: BeatAction } {
   const line = obs.classification.quotaLine ?? '';
   const wall = obs.wall ?? obs.now;
-  const reset = parseResetTime(obs.classification.quotaReset ?? line, new Date(wall), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
+  const reset = parseResetTime(obs.classification.quotaReset ?? line, new Date(wall), {
+    timeZone: limits.timeZone, seenAt: obs.quotaSeenAt === undefined ? undefined : new Date(obs.quotaSeenAt),
+  });
   const wait = quotaWait(obs.now, wall, line, reset?.getTime(), limits, { transient: obs.classification.quotaTransient, selfResume: obs.classification.quotaSelfResume });
   return {
     state: { ...state, quota: wait, quotaArmed: false, stallCount: 0, lastCaptureHash: obs.hash },
@@ -180,6 +186,8 @@ export function decideBeat(state: BeatState, obs: Observation, limits: BeatLimit
 
   const stepTimeout = obs.now - state.lastProgressAt >= limits.stepTimeoutMs;
   if (obs.blank && !stepTimeout) return { state: { ...next, stallCount: 0 }, action: { type: 'none' } };
+  // busy by the agent's own record (a model that pauses mid-answer leaves the screen still): no stall
+  if (kind === 'busy' && obs.agentBusy && !stepTimeout) return { state: { ...next, stallCount: 0 }, action: { type: 'none' } };
   if (stallCount < limits.stallThreshold && !stepTimeout) return { state: next, action: { type: 'none' } };
 
   if (kind === 'quota') return enterQuota(next, obs, limits);

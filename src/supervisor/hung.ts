@@ -19,7 +19,8 @@ import { boundedCopy } from '../format/bounded.js';
  * What decided a stall or a recovery, recorded as `detail.source` of its events: the agent's
  * own hook-reported state, the screen, the transcript, the process tree, the step timeout.
  */
-export type DecisionSource = 'hook' | 'screen' | 'transcript' | 'process' | 'step-timeout';
+/** What decided: the agent's hooks, its screen, its transcript or session file (`session`), its process, or the step timeout. */
+export type DecisionSource = 'hook' | 'screen' | 'transcript' | 'session' | 'process' | 'step-timeout';
 
 export type HungSign = 'transcript' | 'process' | 'api-error' | 'repeated-tool-calls';
 export type Rung = 'interrupt' | 'continue' | 'restart' | 'fail';

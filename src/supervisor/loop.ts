@@ -6,7 +6,7 @@ import type { Outcome } from '../store/runs.js';
 import type { StopReason } from '../protocol/stopFile.js';
 import { Watchdog } from './watchdog.js';
 import { LoopRowWriter } from './loopRowWriter.js';
-import { applySignal, restartBackoffMs } from './limits.js';
+import { applySignal } from './limits.js';
 import type { LoopDeps, LoopSpec } from './loopSpec.js';
 import { LoopTimers } from './loopTimers.js';
 import { ProgressFiles } from './progressFiles.js';
@@ -16,9 +16,9 @@ import { LoopStopping } from './loopStopping.js';
 import { LoopEnding } from './loopEnd.js';
 import { LoopBoundary, within, type LoopEntry } from './loopBoundary.js';
 import { INTERNAL_ERROR, LoopFailure } from './loopFailure.js';
-import type { Signal } from '../protocol/signal.js';
-import { classifyScreen } from '../agents/classify.js';
-import { VerifyGate } from './verifyGate.js';
+import type { VerifyGate } from './verifyGate.js';
+import { loopVerifyGate, verifyAgain } from './verifyWiring.js';
+import { LoopRestarts } from './loopRestart.js';
 import { closeWorktree } from './loopWorktree.js';
 
 export type { LoopDeps, LoopSettings, LoopSpec } from './loopSpec.js';
@@ -29,7 +29,8 @@ export type { LoopDeps, LoopSettings, LoopSpec } from './loopSpec.js';
  * (progressFiles.ts), the heartbeat's judgement of the screen (watchdog.ts), the limits
  * of iterations, time, budget and context (loopGovernor.ts), stopping in order
  * (loopStopping.ts), its timers (loopTimers.ts), the row and its writes
- * (loopRowWriter.ts), its end (loopEnd.ts). Everything that comes into the loop from
+ * (loopRowWriter.ts), its restarts (loopRestart.ts), the verify before `complete`
+ * (verifyWiring.ts), its end (loopEnd.ts). Everything that comes into the loop from
  * outside comes through one boundary (`enter`, loopBoundary.ts): an exception there fails
  * this loop alone, its agent stopped in order (loopFailure.ts). Time comes from
  * `deps.clock` (durations on its monotonic side); the decisions themselves are the pure
@@ -52,6 +53,7 @@ export class Loop {
   private readonly boundary: LoopBoundary;
   private readonly internal: LoopFailure;
   private readonly ending: LoopEnding;
+  private readonly restarts: LoopRestarts;
 
   constructor(row: LoopRow, private readonly spec: LoopSpec, private readonly deps: LoopDeps) {
     this.rows = new LoopRowWriter(row, deps);
@@ -81,12 +83,16 @@ export class Loop {
     });
     this.governor = new LoopGovernor({
       event, patch, patchLater, row: rowOf, store: deps.store, clock: deps.clock, settings: spec.settings,
-      transcriptDir: spec.transcriptDir, quotaWaitingMs: () => this.watchdog.quotaWaitingMs(),
+      transcriptDir: spec.transcriptDir, usageSource: spec.agentFiles?.spend, quotaWaitingMs: () => this.watchdog.quotaWaitingMs(),
     });
     this.stopper = new LoopStopping({
       event, patch, patchLater, row: rowOf, taskDir: row.taskDir, clock: deps.clock, settings: spec.settings, profile: spec.profile,
       agent: this.agent, files: this.files, over: () => this.over, tx: (fn) => this.rows.tx(fn),
       later: (ms, fn, where) => this.timers.later(ms, fn, where), finish: () => this.finish(),
+    });
+    this.restarts = new LoopRestarts({
+      row: rowOf, patch, event, tx: (fn) => this.rows.tx(fn), storeTx: (fn) => deps.store.tx(fn), later: (ms, fn) => this.timers.later(ms, fn),
+      agent: this.agent, restartLimit: spec.settings.restartLimit, settled: () => this.over || this.stopping, fail: () => this.fail(),
     });
     this.watchdog = new Watchdog({
       taskDir: row.taskDir,
@@ -100,22 +106,19 @@ export class Loop {
       requestStop: (reason) => this.requestStop(reason),
       fail: (message, code) => this.fail(message, code),
       agentPid: () => this.agent.pid,
-      restartAgent: (extraArgs, detail) => this.restartHung(extraArgs, detail),
+      restartAgent: (extraArgs, detail) => this.restarts.hung(extraArgs, detail),
       later: (ms, fn) => this.timers.later(ms, fn),
       agentState: () => this.agent.state(),
       agentRequest: () => this.agent.request(),
       recentAgentRequest: () => this.agent.recentRequest(),
       continuation: () => this.verify.takeMessage(),
+      agentRecord: spec.agentFiles ? () => spec.agentFiles!.record(this.agent.pid) : undefined,
     }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
-    this.verify = new VerifyGate({
+    this.verify = loopVerifyGate({
       enter, row: rowOf, patch, event, tx: (fn) => this.rows.tx(fn), wall: () => deps.clock.wall(),
-      record: (r) => deps.store.verifies.record(r),
-      passed: (signal) => this.stopAtSignal(signal),
-      retry: () => this.afterFailedVerify(),
-      giveUp: (signal) => this.stopAtSignal(signal, true),
-      agentAtHand: () => (this.agent.alive && !this.attachedNow ? this.agent.session : undefined),
-      agentIdle: (session) => this.agent.state() === 'idle' || classifyScreen(spec.profile, session.screen()).kind === 'idle',
-      later: (ms, fn) => this.timers.later(ms, fn, 'verify'),
+      record: (r) => deps.store.verifies.record(r), later: (ms, fn) => this.timers.later(ms, fn, 'verify'),
+      profile: spec.profile, agent: this.agent, stopper: this.stopper, attached: () => this.attachedNow,
+      progressed: () => this.watchdog.onSignal(), finish: () => this.finish(), restartAfterCrash: (exit, why) => this.restarts.afterCrash(exit, why),
     }, spec.verify);
     this.ending = new LoopEnding({
       deps, rows: this.rows, timers: this.timers, files: this.files, agent: this.agent, governor: this.governor, stopper: this.stopper,
@@ -186,18 +189,8 @@ export class Loop {
       this.rows.patch({ stallCount: 0, lastCaptureHash: '' });
       this.begin(session);
       if (this.stopper.reason) this.stopper.startGrace();
-      else if (this.row.status === 'verifying' && this.verify.enabled) this.verifyAgain();
+      else if (this.row.status === 'verifying' && this.verify.enabled) verifyAgain(this.verify, this.row);
     });
-  }
-
-  /**
-   * The hung-agent ladder's restart rung: the agent is ended and started again at once,
-   * with the profile's resume flag when there is a session to resume (`--resume <id>` for
-   * Claude Code). It counts as a restart.
-   */
-  private restartHung(extraArgs: readonly string[], detail: Record<string, unknown>): void {
-    if (this.over || this.stopping) return;
-    this.agent.restart(extraArgs, { ...detail, limit: this.spec.settings.restartLimit }, (fn) => this.deps.store.tx(fn));
   }
 
   /** Runs an adopted loop again in this process: a new agent, counters as planned. */
@@ -208,14 +201,8 @@ export class Loop {
       const verifying = this.row.status === 'verifying' && this.verify.enabled;
       this.rows.patch({ status: verifying ? 'verifying' : 'starting', restartCount: opts.restartCount, restartsTotal: this.row.restartsTotal + counted, stallCount: 0, lastCaptureHash: '', stopReason: '', agentPid: null });
       this.begin(verifying ? 'none' : undefined);
-      if (verifying) this.verifyAgain();
+      if (verifying) verifyAgain(this.verify, this.row);
     });
-  }
-
-  /** The `(stop)` the row holds, verified again by a new owner (the first owner's verify died with it). */
-  private verifyAgain(): void {
-    const r = this.row;
-    this.verify.start({ step: r.step, result: r.result, next: r.next, checkpoint: r.checkpoint, timestamp: r.lastSignalAt ?? r.startedAt } as Signal);
   }
 
   /** An adopted `stopping` loop: the stop was wanted, so it ends with the reason it had. */
@@ -279,13 +266,15 @@ export class Loop {
     const session = this.agent.session;
     if (this.over || !session || session.exited || this.attachedNow) return;
     if (this.stopping) {
-      this.stopper.beat(session);
+      if (!this.watchdog.stoppingBeat()) this.stopper.beat(session);
       return;
     }
     // At each heartbeat the row's spend is kept current between signals (the dashboard's tokens and ctx %).
     const reason = this.governor.watchSpend();
     if (reason) this.requestStop(reason);
-    if (this.stopping || this.over || this.verify.busy) return; // an agent idle while its work is verified is no stall
+    if (this.stopping || this.over) return;
+    this.agent.noteProcesses();
+    if (this.verify.busy) return; // an agent idle while its work is verified is no stall
     this.watchdog.beat();
   }
 
@@ -346,20 +335,6 @@ export class Loop {
     });
   }
 
-  /** The agent's `(stop)` stands: its verify passed, or failed as often as it may. The loop ends once the agent has left. */
-  private stopAtSignal(signal: Signal, verifyFailed = false): void {
-    this.stopper.stopSignalled(signal, { verifyFailed });
-    if (!this.agent.alive) this.finish();
-  }
-
-  /** A failed verify sends the agent back to work: told at its prompt, or started again if it is gone. */
-  private afterFailedVerify(): void {
-    this.rows.patch({ status: 'running' });
-    this.watchdog.onSignal(); // the time spent verifying was progress, not a stall
-    if (this.agent.alive) this.verify.tell();
-    else this.restartAfterCrash({ exitCode: 0 }, 'the verify failed and the agent had exited');
-  }
-
   private onAgentExit(exit: SessionExit): void {
     if (this.over) return;
     // The final signal or a stop file may have landed just before the exit, ahead of the watcher.
@@ -379,24 +354,7 @@ export class Loop {
       this.end('stopped');
       return;
     }
-    this.restartAfterCrash(exit);
-  }
-
-  /** A crash, or an agent gone when its failed verify sends it back to work: restart with backoff unless the limit is reached. */
-  private restartAfterCrash(exit: SessionExit, why?: string): void {
-    if (this.row.restartCount >= this.spec.settings.restartLimit) {
-      this.fail();
-      return;
-    }
-    const attempt = this.row.restartCount + 1;
-    const delay = restartBackoffMs(attempt);
-    this.rows.tx(() => {
-      this.rows.patch({ restartCount: attempt, restartsTotal: this.row.restartsTotal + 1, status: 'starting', agentPid: null });
-      this.rows.event('restart', { attempt, limit: this.spec.settings.restartLimit, inMs: delay, exitCode: exit.exitCode, ...(why ? { why } : {}) });
-    });
-    this.timers.later(delay, () => {
-      if (!this.over && !this.stopping) this.agent.spawn();
-    });
+    this.restarts.afterCrash(exit);
   }
 
   private finish(): void {

@@ -7,6 +7,7 @@ import type { Store } from '../store/index.js';
 import type { EventKind } from '../store/events.js';
 import type { LoopRow } from '../store/loops.js';
 import type { LoopSettings } from './loopSpec.js';
+import type { UsageSource } from '../agents/agentRecord.js';
 import { limitAfter } from './limits.js';
 import { within } from './loopBoundary.js';
 import { activeMsNow, anchorActive, type ActiveAnchor, type Clock } from './clock.js';
@@ -17,6 +18,8 @@ export interface GovernorHost {
   clock: Clock;
   settings: LoopSettings;
   transcriptDir: string | undefined;
+  /** Another agent's usage file (Codex's rollout, Gemini CLI's session), when its profile has one. */
+  usageSource?: UsageSource | undefined;
   row(): LoopRow;
   patch(patch: Partial<LoopRow>): void;
   patchLater(patch: Partial<LoopRow>): void;
@@ -58,7 +61,7 @@ export class LoopGovernor {
   private get spendReader(): LoopSpend {
     const row = this.host.row();
     this.spent ??= new LoopSpend({
-      transcriptDir: this.host.transcriptDir, sinceMs: Date.parse(row.startedAt), prices: this.host.settings.prices,
+      transcriptDir: this.host.transcriptDir, usageSource: this.host.usageSource, sinceMs: Date.parse(row.startedAt), prices: this.host.settings.prices,
       contextWindows: this.host.settings.contextWindows, store: this.host.store.iterations,
       key: { taskDir: row.taskDir, loopStartedAt: row.startedAt, session: row.session },
     });

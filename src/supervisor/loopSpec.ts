@@ -5,6 +5,7 @@ import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 import type { RunRow } from '../store/runs.js';
 import type { AgentProfile } from '../config/schema.js';
+import type { AgentFiles } from '../agents/agentRecord.js';
 import type { Profile } from '../agents/profiles.js';
 import type { ApprovalPolicy } from '../policy/rules.js';
 import type { BeatLimits } from './heartbeat.js';
@@ -58,6 +59,8 @@ export interface LoopSpec {
   approval?: ApprovalSetup | undefined;
   /** What must pass before the loop is complete; absent: the agent's word is enough. */
   verify?: VerifyConfig | undefined;
+  /** The files the agent keeps about itself (Codex's rollout, Gemini CLI's session), when its profile has them. */
+  agentFiles?: AgentFiles | undefined;
 }
 
 /** What a loop needs of its supervisor. */

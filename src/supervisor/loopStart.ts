@@ -1,7 +1,9 @@
 import { expandAgentArgv, missingProgramMessage, resolveProgram } from '../agents/command.js';
-import { gitTopLevel } from '../paths.js';
+import { gitTopLevel, isSessionId, sessionName } from '../paths.js';
+import { resolveModule, startRefusal, type TaskModule } from '../protocol/modules.js';
+import { isConstraintError } from '../store/db.js';
 import type { LoopEvent } from '../store/events.js';
-import type { LoopRow } from '../store/loops.js';
+import type { LoopRow, LoopStore, NewLoop } from '../store/loops.js';
 import { sessionSettings, withSessionSettings } from '../agents/claudeSettings.js';
 import { withPermissionMode, type ClaudePermissionMode } from '../agents/claudePermissionMode.js';
 import { injectedHookCommands } from '../hooks/commands.js';
@@ -67,6 +69,17 @@ function claudeArgv(argv: string[], taskDir: string, mode: 'signal' | 'hook', cw
   }
 }
 
+/**
+ * A Codex agent's argv with `--no-daemon`: without it the interactive CLI starts (or joins)
+ * a shared background server, `codex app-server --managed-daemon` in a session of its own,
+ * that outlives the agent and the loop. Left as it is when the command names a server
+ * itself (`--remote`) or already says so, or is not Codex itself (a wrapper read as codex).
+ */
+export function codexArgv(argv: string[]): string[] {
+  if (profileForProgram(argv[0] ?? '') !== 'codex' || argv.includes('--no-daemon') || argv.some((a) => a === '--remote' || a.startsWith('--remote='))) return argv;
+  return [argv[0]!, '--no-daemon', ...argv.slice(1)];
+}
+
 /** How a new loop's agent is started. */
 export interface AgentLaunch {
   /** The command as the user's settings name it (its program resolved). */
@@ -104,7 +117,9 @@ export function agentLaunch(
   const cwd = wt?.cwd ?? checkoutCwd;
   let agentArgv: string[];
   try {
-    agentArgv = hooksInjected ? claudeArgv(argv, module.dir, mode, cwd, settings.claudePermissionMode ?? 'inherit') : argv;
+    agentArgv = hooksInjected
+      ? claudeArgv(argv, module.dir, mode, cwd, settings.claudePermissionMode ?? 'inherit')
+      : settings.agentProfile === 'codex' ? codexArgv(argv) : argv;
   } catch (err) {
     if (wt) releaseWorktree(wt);
     throw err;
@@ -112,4 +127,35 @@ export function agentLaunch(
   // Claude Code in a worktree: the checkout's skills (/autodeck-auto) and the module stay in its reach.
   if (wt && hooksInjected) agentArgv = [...agentArgv, '--add-dir', wt.repo];
   return { argv, agentArgv, cwd, mode, hooksInjected, worktree: wt };
+}
+
+/** The module a start names and the session its loop gets; StartRefused 'usage' when either is unusable. */
+export function startTarget(path: string, opts: StartOptions, roots: readonly string[]): { module: TaskModule; session: string } {
+  const resolved = resolveModule(path, roots);
+  if (!resolved.ok) throw new StartRefused('usage', resolved.error);
+  const { module } = resolved;
+  const refusal = startRefusal(module.dir);
+  if (refusal) throw new StartRefused('usage', `${module.name}: ${refusal}`);
+  if (opts.session !== undefined && !isSessionId(opts.session)) {
+    throw new StartRefused('usage', `a session id is 1 to 64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(opts.session.slice(0, 80))})`);
+  }
+  return { module, session: opts.session ?? sessionName(module.name, module.dir) };
+}
+
+/**
+ * The new loop's row, inserted. The database is the final guard against two processes
+ * starting one loop at once: losing that race is StartRefused 'conflict', and a worktree
+ * made for the loop is released on any failure.
+ */
+export function insertLoopRow(loops: LoopStore, loop: NewLoop, moduleName: string, worktree: StartedWorktree | undefined): LoopRow {
+  try {
+    return loops.insert(loop);
+  } catch (err) {
+    if (worktree) releaseWorktree(worktree);
+    if (isConstraintError(err)) {
+      const winner = loops.getByTaskDir(loop.taskDir) ?? loops.get(loop.session);
+      throw winner ? conflictRefusal(winner, winner.taskDir === loop.taskDir ? undefined : moduleName) : new StartRefused('conflict', `${moduleName}: a loop is already running`);
+    }
+    throw err;
+  }
 }

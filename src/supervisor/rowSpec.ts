@@ -3,6 +3,7 @@ import { gitTopLevel } from '../paths.js';
 import type { LoopRow } from '../store/loops.js';
 import { resolveProfile } from '../agents/userProfiles.js';
 import { claudeProjectDir } from '../agents/transcript.js';
+import { agentFilesFor } from '../agents/agentFiles.js';
 import { HOOKS_ENV, HOOKS_INJECTED } from '../agents/claudeSettings.js';
 import { EMPTY_POLICY } from '../policy/rules.js';
 import type { BeatLimits } from './heartbeat.js';
@@ -72,5 +73,6 @@ export function specOfRow(row: LoopRow, from: SpecSources): LoopSpec {
   // the policy for the agent's PreToolUse hook too, and what the user lets autodeck accept in its dialogs
   const approval = withClaudeSession(approvalSetup(settings.approval ?? EMPTY_POLICY, gitTopLevel(row.taskDir) ?? cwd, cwd, env.HOME ?? homedir()), row.agentArgv, env);
   const verify = verifyConfig(row, settings, from.env, stored.mode ?? 'signal');
-  return { argv: row.agentArgv, cwd, env, settings, profile, limits: beatLimits(settings), transcriptDir, approval, verify };
+  const agentFiles = agentFilesFor(profile.name, { env, home: env.HOME ?? homedir(), cwd, sinceMs: Date.parse(row.startedAt) });
+  return { argv: row.agentArgv, cwd, env, settings, profile, limits: beatLimits(settings), transcriptDir, approval, verify, agentFiles };
 }

@@ -1,6 +1,8 @@
 import { sha1Hex } from '../lazy.js';
 import { answerKeys, classifyScreen, type Classification } from '../agents/classify.js';
+import type { AgentRecord } from '../agents/agentRecord.js';
 import type { Profile } from '../agents/profiles.js';
+import { resetClause } from '../agents/quota.js';
 import type { Session } from '../sessions/session.js';
 import type { AgentState } from '../store/agentState.js';
 import { screenRequest } from '../policy/screenRequest.js';
@@ -66,18 +68,31 @@ export const ANSWERABLE: ReadonlySet<Classification['kind']> = new Set(['permiss
  * The agent's own word comes before the screen, except a quota message on the screen,
  * which is more specific than "idle" or "waiting".
  */
-export function withHookState(look: Look, state: AgentState | undefined, profile: Profile): Look & { source: DecisionSource } {
+export function withHookState(look: Look, state: AgentState | undefined, profile: Profile, from: DecisionSource = 'hook'): Look & { source: DecisionSource } {
   const kind = state ? HOOK_KINDS[state] : undefined;
   // The screen's own notices (a quota stop, a command the agent does not know) are more specific than any hook state.
   if (!kind || SCREEN_FIRST.has(look.classification.kind)) return { ...look, source: 'screen' };
-  if (kind === look.classification.kind) return { ...look, source: 'hook' };
+  if (kind === look.classification.kind) return { ...look, source: from };
   // Claude Code reports busy (PreToolUse) before it asks for permission: a prompt on the
   // screen is the newer news, and an agent waiting on it is not working.
   if (kind === 'busy' && ANSWERABLE.has(look.classification.kind)) return { ...look, source: 'screen' };
   // Claude Code's prompts are read from its screen (by their labels): none there, nothing pressed blindly
   const blind = profile.name === 'codex' ? ['y'] : profile.name === 'claude' ? undefined : ['\r'];
   const answer = kind === 'permission_prompt' ? look.answer ?? blind : undefined;
-  return { ...look, classification: { kind }, answer, source: 'hook' };
+  return { ...look, classification: { kind }, answer, source: from };
+}
+
+/**
+ * The usage-limit stop the agent's own record says its last turn ended with, when the screen
+ * shows no other state that decides (a screen scrolled past it, a stop line cut): the record
+ * is the agent's word, written when it happened.
+ */
+export function withRecordQuota(look: Look, record: AgentRecord | undefined): Look {
+  const q = record?.state === 'idle' ? record.quota : undefined;
+  const kind = look.classification.kind;
+  if (!q || kind === 'quota' || (kind !== 'idle' && kind !== 'unknown' && !look.classification.dialog)) return look;
+  const quotaReset = resetClause(q.line);
+  return { ...look, classification: { ...look.classification, kind: 'quota', quotaLine: q.line, ...(quotaReset ? { quotaReset } : {}) } };
 }
 
 /** An unknown-command notice that is not about the start command: the agent sits at its prompt. */

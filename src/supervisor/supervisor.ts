@@ -1,9 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { isSessionId, sessionName } from '../paths.js';
 import { removeIfPresent } from '../protocol/atomic.js';
-import { resolveModule, startRefusal } from '../protocol/modules.js';
 import { SIGNAL_FILE, SIGNAL_TMP_FILE } from '../protocol/signal.js';
 import { STOP_FILE, type StopReason } from '../protocol/stopFile.js';
 import { pragma } from '../store/statements.js';
@@ -11,7 +9,7 @@ import { spawnPtySession } from '../sessions/pty.js';
 import { tmuxFactory } from '../sessions/tmux.js';
 import type { TmuxOptions } from '../sessions/tmuxServer.js';
 import type { SessionFactory } from '../sessions/session.js';
-import { BUSY_TIMEOUT_MS, isConstraintError, isTransientWriteError, withBusyTimeout } from '../store/db.js';
+import { BUSY_TIMEOUT_MS, isTransientWriteError, withBusyTimeout } from '../store/db.js';
 import type { EventKind } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import type { LoopRow } from '../store/loops.js';
@@ -27,9 +25,9 @@ import { EventRecorder } from './eventRecorder.js';
 import { failRowInside } from './loopFailure.js';
 import { watchLastResort } from './lastResort.js';
 import { pickLoopSettings, specOfRow, type StoredLoopSettings } from './rowSpec.js';
-import { agentLaunch, conflictRefusal, failedSummary, StartRefused, type StartOptions } from './loopStart.js';
+import { agentLaunch, conflictRefusal, failedSummary, insertLoopRow, startTarget, StartRefused, type StartOptions } from './loopStart.js';
 import { loopVerify } from './loopVerify.js';
-import { loopWorktree, releaseWorktree } from './loopWorktree.js';
+import { loopWorktree } from './loopWorktree.js';
 import { describeVerify, type VerifySetting } from '../verify/command.js';
 
 export { StartRefused, type StartOptions, type ReplacedFailed } from './loopStart.js';
@@ -111,15 +109,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private startNow(path: string, opts: StartOptions): Loop | undefined {
-    const resolved = resolveModule(path, this.settings.roots);
-    if (!resolved.ok) throw new StartRefused('usage', resolved.error);
-    const { module } = resolved;
-    const refusal = startRefusal(module.dir);
-    if (refusal) throw new StartRefused('usage', `${module.name}: ${refusal}`);
-    if (opts.session !== undefined && !isSessionId(opts.session)) {
-      throw new StartRefused('usage', `a session id is 1 to 64 of A-Z a-z 0-9 . _ - (got ${JSON.stringify(opts.session.slice(0, 80))})`);
-    }
-    const session = opts.session ?? sessionName(module.name, module.dir);
+    const { module, session } = startTarget(path, opts, this.settings.roots);
     // One loop per module and one per session; failed rows are replaced.
     const existing = [this.store.loops.getByTaskDir(module.dir), this.store.loops.get(session)]
       .find((r) => r !== undefined && r.status !== 'failed');
@@ -152,23 +142,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       ...pickLoopSettings(this.settings), cwd, mode, hooksInjected, ...(verify.command ? { verifyCommand: verify.command } : {}),
     };
     const nowIso = new Date(this.now()).toISOString();
-    let row: LoopRow;
-    try {
-      row = this.store.loops.insert({
-        session, taskDir: module.dir, taskName: module.name, root: module.root, maxIterations, timeoutMinutes,
-        startedAt: nowIso, backend: this.settings.backend, ownerPid: this.pid, ownerHost: this.host,
-        ownerHeartbeatAt: nowIso, agentArgv, settings: loopSettings as unknown as Record<string, unknown>,
-        ...(worktree ? { worktreePath: worktree.path, worktreeBranch: worktree.branch } : {}),
-      });
-    } catch (err) {
-      if (worktree) releaseWorktree(worktree);
-      // The database is the final guard against two processes starting one loop at once.
-      if (isConstraintError(err)) {
-        const winner = this.store.loops.getByTaskDir(module.dir) ?? this.store.loops.get(session);
-        throw winner ? conflictRefusal(winner, winner.taskDir === module.dir ? undefined : module.name) : new StartRefused('conflict', `${module.name}: a loop is already running`);
-      }
-      throw err;
-    }
+    const row = insertLoopRow(this.store.loops, {
+      session, taskDir: module.dir, taskName: module.name, root: module.root, maxIterations, timeoutMinutes,
+      startedAt: nowIso, backend: this.settings.backend, ownerPid: this.pid, ownerHost: this.host,
+      ownerHeartbeatAt: nowIso, agentArgv, settings: loopSettings as unknown as Record<string, unknown>,
+      ...(worktree ? { worktreePath: worktree.path, worktreeBranch: worktree.branch } : {}),
+    }, module.name, worktree);
     // A stop file left by an earlier loop would end this one at once; an old signal would skew its counters.
     for (const name of [STOP_FILE, SIGNAL_FILE, SIGNAL_TMP_FILE]) removeIfPresent(join(module.dir, name));
 

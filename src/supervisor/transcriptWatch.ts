@@ -39,6 +39,6 @@ export function transcriptQuotaWait(
 ): QuotaWait | undefined {
   const quota = lastQuotaError(entries, progressWall);
   if (!quota) return undefined;
-  const reset = parseResetTime(quota.resetText ?? quota.line, new Date(quota.atMs ?? wall), limits.timeZone ? { timeZone: limits.timeZone } : undefined);
+  const reset = parseResetTime(quota.resetText ?? quota.line, new Date(wall), { timeZone: limits.timeZone, seenAt: new Date(quota.atMs ?? wall) });
   return quotaWait(now, wall, quota.line, reset?.getTime(), limits, { transient: quota.transient, selfResume: quota.selfResume });
 }

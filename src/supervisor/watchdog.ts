@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Classification } from '../agents/classify.js';
 import { ENTER_DELAY_MS } from '../agents/exit.js';
+import type { AgentRecord } from '../agents/agentRecord.js';
 import type { Profile } from '../agents/profiles.js';
 import { isReasoningLoop, lastAssistantTexts } from '../agents/transcript.js';
 import { currentIdentity, SIGNAL_FILE } from '../protocol/signal.js';
@@ -9,19 +10,18 @@ import type { Session } from '../sessions/session.js';
 import type { EventKind } from '../store/events.js';
 import type { LoopRow, WaitingFor } from '../store/loops.js';
 import type { AgentState } from '../store/agentState.js';
-import { beatRowPatch, decideBeat, type BeatAction, type BeatLimits, type BeatState, type QuotaWait } from './heartbeat.js';
+import { beatRowPatch, decideBeat, type BeatAction, type BeatLimits, type BeatState } from './heartbeat.js';
 import { ticksIn } from './tick.js';
-import { DEFAULT_HUNG_LIMITS, type DecisionSource } from './hung.js';
+import { DEFAULT_HUNG_LIMITS } from './hung.js';
 import { HungWatch } from './hungWatch.js';
-import { Approvals } from './approvals.js';
-import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/rules.js';
-import { lookAtScreen, orIdle, showKeys, unknownCommandMessage, withHookState, type Look } from './screenLook.js';
+import { lookAtScreen, orIdle, withHookState, withRecordQuota, type Look } from './screenLook.js';
+import { AgentRecordLook } from './agentRecordLook.js';
+import { carryOut, type BeatActor } from './beatActions.js';
 import { QuotaWaits, storedWait } from './quotaWaits.js';
 import { TranscriptWatch, transcriptQuotaWait } from './transcriptWatch.js';
-import type { DialogConsent } from '../agents/dialogs.js';
-import { DialogAnswers } from './dialogAnswers.js';
 import { atWork, hasStartPrompt } from './starting.js';
-import { within } from './loopBoundary.js';
+import { PromptDecisions, type ApprovalSetup } from './promptDecisions.js';
+import type { ApprovalRequest } from '../policy/rules.js';
 
 /** What the watchdog needs of its loop. */
 export interface WatchdogHost {
@@ -52,16 +52,11 @@ export interface WatchdogHost {
   recentAgentRequest?(): ApprovalRequest | undefined;
   /** A message to type instead of the profile's continuation, once (a failed verify's report). */
   continuation?(): string | undefined;
+  /** What the agent's own files say (Codex's rollout, Gemini CLI's session file), when it keeps any. */
+  agentRecord?(): AgentRecord | undefined;
 }
 
-/** The approval policy of a loop and where its project is. */
-export interface ApprovalSetup {
-  policy: ApprovalPolicy;
-  context: PolicyContext;
-  /** What the user allowed autodeck to accept in the agent's own dialogs. */
-  consent?: DialogConsent | undefined;
-}
-
+export type { ApprovalSetup } from './promptDecisions.js';
 export { withHookState, unknownCommandMessage, type Look } from './screenLook.js';
 export type { DecisionSource } from './hung.js';
 
@@ -89,17 +84,17 @@ export class Watchdog {
   private readonly hungWatch: HungWatch;
   /** A valid signal came in this loop: the agent knew its start command. */
   private sawSignal = false;
-  /** Permission prompts as decisions; undefined in tests that predate it. */
-  private readonly approvals: Approvals | undefined;
   /** The hook-reported request an early look last acted on (or gave up on), and the looks taken for it. */
   private hookRequestSeen: string | undefined;
   private earlyKey: string | undefined;
   private earlyLooks = 0;
-  /** The agent's own dialogs as decisions; only where the profile has them (Claude Code). */
-  private readonly dialogs: DialogAnswers | undefined;
-  private readonly consent: DialogConsent | undefined;
+  /** The agent's dialogs, questions and permission prompts as decisions. */
+  private readonly prompts: PromptDecisions;
   /** The session last seen at work: it took the prompt of its command line. */
   private startedFor: Session | undefined;
+  /** What the agent says of itself (its record, its hooks) and the quota messages seen. */
+  private readonly records: AgentRecordLook;
+  private readonly actor: BeatActor;
 
   constructor(
     private readonly host: WatchdogHost,
@@ -109,6 +104,7 @@ export class Watchdog {
     approval?: ApprovalSetup,
   ) {
     const row = host.row();
+    this.records = new AgentRecordLook(host);
     this.state = {
       stallCount: row.stallCount, lastCaptureHash: row.lastCaptureHash, recoveryStep: row.recoveryStep,
       recoveryTotal: row.recoveryTotal, lastProgressAt: host.now(), quotaArmed: true,
@@ -126,6 +122,17 @@ export class Watchdog {
       sendKeys: (session, keys) => this.sendKeys(session, keys),
       typeContinuation: (session) => this.typeContinuation(session),
     });
+    this.actor = {
+      event: (kind, detail) => host.event(kind, detail),
+      fail: (message, code) => host.fail(message, code),
+      requestStop: (reason) => host.requestStop(reason),
+      state: () => this.state,
+      lastLook: () => this.lastLook,
+      wallOf: (mono) => this.wallOf(mono),
+      quotaWaits: this.quotaWaits,
+      sendKeys: (session, keys) => this.sendKeys(session, keys),
+      typeContinuation: (session) => this.typeContinuation(session),
+    };
     this.signalPath = join(host.taskDir, SIGNAL_FILE);
     this.statusPath = join(host.taskDir, STATUS_FILE);
     this.statusIdentity = currentIdentity(this.statusPath);
@@ -137,25 +144,14 @@ export class Watchdog {
       agentPid: host.agentPid ? () => host.agentPid!() : undefined,
       restartAgent: host.restartAgent ? (args, detail) => host.restartAgent!(args, detail) : undefined,
     }, limits.hung ?? DEFAULT_HUNG_LIMITS, profile.resumeFlag, host.now());
-    if (profile.name === 'claude') {
-      this.consent = approval?.consent ?? {};
-      this.dialogs = new DialogAnswers({
-        wall: () => this.wall(),
-        event: (kind, detail) => host.event(kind, detail),
-        sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
-        setWaiting: (w) => this.setWaiting(w),
-      }, Math.max(1, limits.stallThreshold));
-    }
-    if (approval) {
-      this.approvals = new Approvals({
-        now: () => host.now(),
-        wall: () => this.wall(),
-        event: (kind, detail) => host.event(kind, detail),
-        sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
-        typeLine: (text) => { const session = host.session(); if (session) this.sendKeys(session, [text, '\r']); },
-        setWaiting: (w) => this.setWaiting(w),
-      }, profile.name, approval.policy, approval.context, Math.max(1, limits.stallThreshold));
-    }
+    this.prompts = new PromptDecisions({
+      now: () => host.now(),
+      wall: () => this.wall(),
+      event: (kind, detail) => host.event(kind, detail),
+      waitingFor: () => host.row().waitingFor,
+      setWaiting: (w) => this.setWaiting(w),
+      sendKeys: (keys) => { const session = host.session(); if (session) this.sendKeys(session, keys); },
+    }, profile, limits.stallThreshold, approval);
   }
 
   /** Marks what the loop waits on a person for; a change is written at once. */
@@ -170,31 +166,39 @@ export class Watchdog {
    * Permission prompts and questions before the stall logic: true when this
    * beat was a decision (progress, not a stall).
    */
-  private decideFirst(look: Look, hash: string, now: number): boolean {
-    const kind = look.classification.kind;
-    if (this.dialogs && look.dialog) return this.progressed(this.dialogs.onDialog(look.dialog, hash), kind, hash, now);
-    this.dialogs?.onOther();
-    if (kind === 'question' && this.host.row().waitingFor?.reason !== 'question') {
-      const text = look.question ?? 'a question';
-      this.setWaiting({ reason: 'question', text, since: new Date(this.wall()).toISOString() });
-      this.host.event('needs_you', { reason: 'question', text });
-    } else if (kind !== 'question' && this.host.row().waitingFor?.reason === 'question') {
-      this.setWaiting(null);
-    }
-    const approvals = this.approvals;
-    if (!approvals) return false;
-    const handled = within('approval', () => kind === 'permission_prompt'
-      ? approvals.onPrompt({
-        hash, screen: look.request, hook: this.host.agentRequest?.(), yesKeys: look.answer, question: look.question,
-        hookPending: this.host.agentRequest !== undefined && this.host.agentState?.() === 'busy',
-      })
-      : approvals.onOther(kind));
-    return this.progressed(handled, kind, hash, now);
+  private decideFirst(look: Look, hash: string, now: number, record?: AgentRecord): boolean {
+    const handled = this.prompts.decide(look, hash, () => ({
+      hook: this.host.agentRequest?.() ?? record?.request, hookPending: this.records.hookPending(),
+    }));
+    return this.progressed(handled, look.classification.kind, hash, now);
   }
 
   /** A beat that was a decision is progress, not a stall. */
   private progressed(handled: boolean, kind: Classification['kind'], hash: string, now: number): boolean {
     if (!handled) return false;
+    return this.progress(hash, now, kind);
+  }
+
+  /**
+   * A heartbeat while the loop stops: the agent finishing its step (reading the stop file,
+   * writing its last signal) may still ask permission, and the policy still answers; an
+   * agent whose own record says it is busy is still in its step, whatever its screen shows.
+   * True when the agent is not to be taken as idle at this beat (the stopping looks again
+   * at the next).
+   */
+  stoppingBeat(): boolean {
+    const session = this.host.session();
+    if (!session || session.exited) return false;
+    const record = this.records.fresh();
+    if (record?.state === 'busy') return true;
+    if (!this.prompts.deciding) return false;
+    const look = this.look(session);
+    if (look.classification.kind !== 'permission_prompt') return false;
+    return this.decideFirst(look, look.hash, this.host.now(), record);
+  }
+
+  /** A beat that was a decision: progress, not a stall. */
+  private progress(hash: string, now: number, kind: Classification['kind']): true {
     const before = this.state;
     this.state = { ...this.state, stallCount: 0, lastCaptureHash: hash, lastProgressAt: now };
     this.persist(before, { type: 'none' }, kind);
@@ -240,9 +244,9 @@ export class Watchdog {
    * at, so no stall is counted.
    */
   promptBeat(): void {
-    if (!this.approvals) return;
+    if (!this.prompts.deciding) return;
     // a refusal to tell: at the first idle screen, not a heartbeat later
-    if (this.approvals.telling) {
+    if (this.prompts.telling) {
       const session = this.host.session();
       const look = session && !session.exited ? this.look(session) : undefined;
       if (look?.classification.kind === 'idle') this.decideFirst(look, look.hash, this.host.now());
@@ -274,13 +278,17 @@ export class Watchdog {
     this.noteStatusFile(now);
     if (this.checkTranscript(now)) return;
 
-    const look = this.look(session);
-    const reported = this.host.agentState?.();
+    const record = this.records.fresh();
+    const look = withRecordQuota(this.look(session), record);
+    const hookState = this.records.hookState();
+    const reported = hookState ?? record?.state;
     if (this.startedFor !== session && atWork(look.classification.kind, reported)) this.startedFor = session;
-    const seen = withHookState(look, reported, this.profile);
+    const seen = withHookState(look, reported, this.profile, hookState ? 'hook' : 'session');
     const { hash, answer, source } = seen;
-    const classification = this.startCommandUnknown(seen.classification) ? seen.classification : orIdle(seen.classification);
-    if (this.decideFirst(look, hash, now)) return;
+    // a limit already waited out, still on screen until the agent takes the continuation: history
+    const current = seen.classification.kind === 'quota' && this.records.wasWaitedOut(seen.classification) ? { kind: 'idle' as const } : seen.classification;
+    const classification = this.startCommandUnknown(current) ? current : orIdle(current);
+    if (this.decideFirst(look, hash, now, record)) return;
 
     // Compare-and-swap for the silent continue: has anyone acted since the screen froze?
     if (hash !== this.state.lastCaptureHash) this.baseline = this.filesIdentity();
@@ -292,13 +300,19 @@ export class Watchdog {
     const before = this.state;
     // an agent that has not yet taken the prompt of its command line is still starting, like a blank screen
     const starting = classification.kind === 'idle' && this.startedFor !== session && hasStartPrompt(this.host.row().agentArgv ?? []);
-    const { state, action } = decideBeat(this.state, { now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank || starting }, this.limits);
+    const quotaSeenAt = classification.kind === 'quota' ? this.records.quotaSeenAt(classification, record, this.wall()) : undefined;
+    const agentBusy = this.records.recordBusy(hookState, record);
+    const { state, action } = decideBeat(this.state, {
+      now, wall: this.wall(), hash, classification, answer, blank: this.lastLook?.blank || starting, quotaSeenAt, agentBusy,
+    }, this.limits);
     this.state = state;
     this.persist(before, action, classification.kind);
     // A recovery the stall count did not call for: the step timeout decided it.
     const unchanged = hash === before.lastCaptureHash ? before.stallCount + 1 : 0;
     const stepTimeout = 'stepTimeout' in action && action.stepTimeout && unchanged < this.limits.stallThreshold;
-    this.act(action, classification.kind, session, stepTimeout ? 'step-timeout' : source, before.quota);
+    if (action.type === 'enter_quota') this.records.waitBegan(classification);
+    if (action.type === 'quota_resume' && action.why === 'reset time passed') this.records.waitRanOut();
+    carryOut(this.actor, action, classification.kind, session, stepTimeout ? 'step-timeout' : source, before.quota);
     if (action.type === 'none' && !this.state.quota && !session.exited) {
       if (this.hungWatch.beat(now, classification.kind === 'busy', this.lastLook?.banner) === 'restarted') this.lastLook = undefined;
     }
@@ -317,7 +331,7 @@ export class Watchdog {
   }
 
   private look(session: Session): Look {
-    this.lastLook = lookAtScreen(this.profile, session, this.lastLook, this.consent);
+    this.lastLook = lookAtScreen(this.profile, session, this.lastLook, this.prompts.consent);
     return this.lastLook;
   }
 
@@ -337,49 +351,6 @@ export class Watchdog {
     else this.host.patchLater(patch);
   }
 
-  private act(action: BeatAction, kind: string, session: Session, source: DecisionSource, endedWait?: QuotaWait): void {
-    switch (action.type) {
-      case 'none':
-        return;
-      case 'unknown_command':
-        this.host.event('stall', { kind, source, command: action.command, unknownCommand: true });
-        this.host.fail(unknownCommandMessage(action.command), 'unknown_command');
-        return;
-      case 'enter_quota':
-        this.quotaWaits.enter(action.wait, action.keys, session);
-        return;
-      case 'quota_probe':
-        this.host.event('quota_wait', { probe: true, nextProbeAt: new Date(this.wallOf(this.state.quota!.nextProbeAt)).toISOString() });
-        this.typeContinuation(session);
-        return;
-      case 'quota_resume':
-        this.quotaWaits.finish(action.why, action.typeContinuation ? session : undefined, endedWait);
-        return;
-      case 'recover': {
-        const keys = action.keys === 'continuation' ? ['continuation message', 'Enter'] : action.keys;
-        this.host.event('stall', { kind, source, stepTimeout: action.stepTimeout });
-        this.host.event('recovery', {
-          kind, source, keys: action.keys === 'continuation' ? keys.join(' + ') : showKeys(keys),
-          recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
-        });
-        if (action.keys === 'continuation') this.typeContinuation(session);
-        else this.sendKeys(session, action.keys);
-        return;
-      }
-      case 'unrecognized':
-        this.host.event('stall_unrecognized', {
-          kind, source, stepTimeout: action.stepTimeout, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
-        });
-        return;
-      case 'stall_limit':
-        this.host.event('stall', {
-          kind, source, limit: true, recoveryStep: this.state.recoveryStep, recoveryTotal: this.state.recoveryTotal,
-        });
-        this.host.requestStop('stall_limit');
-        return;
-    }
-  }
-
   /** Each key its own write, ENTER_DELAY_MS apart: a composer swallows an Enter inside a paste. */
   private sendKeys(session: Session, keys: readonly string[]): void {
     keys.forEach((key, i) => {
@@ -389,7 +360,11 @@ export class Watchdog {
   }
 
   private typeContinuation(session: Session): void {
-    this.sendKeys(session, [this.host.continuation?.() ?? this.profile.continuationMessage, '\r']);
+    this.records.typed(this.wall());
+    // typed before and still on the input line (its Enter lost, or not taken yet): Enter alone
+    const message = this.host.continuation?.() ?? this.profile.continuationMessage;
+    const typed = this.lastLook?.classification.typed;
+    this.sendKeys(session, typed?.endsWith(message) ? ['\r'] : [message, '\r']);
   }
 
   private resumeQuota(why: string, typeContinuation: boolean): void {

@@ -50,9 +50,9 @@ export function runsOf(path: string, taskDir: string): RunRowRaw[] {
   return readDb(path, (db) => db.prepare('SELECT * FROM runs WHERE task_dir = ? ORDER BY id').all(taskDir) as RunRowRaw[]) ?? [];
 }
 
-export function eventsOf(path: string, taskDir: string, kind?: string): { kind: string; detail: Record<string, unknown> }[] {
+export function eventsOf(path: string, taskDir: string, kind?: string): { kind: string; detail: Record<string, unknown>; at: string }[] {
   return (readDb(path, (db) =>
-    (db.prepare('SELECT kind, detail FROM events WHERE task_dir = ? ORDER BY id').all(taskDir) as { kind: string; detail: string }[])
-      .map((e) => ({ kind: e.kind, detail: JSON.parse(e.detail) as Record<string, unknown> }))
+    (db.prepare('SELECT kind, detail, at FROM events WHERE task_dir = ? ORDER BY id').all(taskDir) as { kind: string; detail: string; at: string }[])
+      .map((e) => ({ kind: e.kind, detail: JSON.parse(e.detail) as Record<string, unknown>, at: e.at }))
       .filter((e) => kind === undefined || e.kind === kind)) ?? []);
 }

@@ -58,7 +58,9 @@ const ISSUE_CASES: [string, AgentProfile, string[], ScreenKind][] = [
   ['Codex pick menu with enter to submit', 'codex', screen('Allow the fs MCP server to run tool "write"?', '› 1. Allow', '  2. Cancel', 'enter to submit | esc to cancel'), 'permission_prompt'],
   ['Codex question is a prompt, not busy', 'codex', screen('  Question 1/3 (3 unanswered)', '  › 1. SQLite (Recommended)', '    2. Postgres', '', '  tab to add notes | enter to submit answer | esc to interrupt'), 'question'],
   ['Codex working', 'codex', screen('• Ran npm test', '', '• Working (12s • esc to interrupt)', '', '› '), 'busy'],
-  ['Codex idle composer', 'codex', screen('• Done.', '', '› ', '', '  ⏎ send   ⌃J newline'), 'idle'],
+  // Codex 0.171.0 (captured): a finished answer has `Worked for <N>s • <time>` under it; without it the answer still streams
+  ['Codex idle composer', 'codex', screen('• Done.', '', '  Worked for 2s • 19:56', '', '› ', '', '  ⏎ send   ⌃J newline'), 'idle'],
+  ['Codex answer streaming (status line hidden)', 'codex', screen('› go', '', '• Let me think about', '', '› ', '', '  ⏎ send   ⌃J newline'), 'busy'],
   ['Gemini dialog', 'gemini', screen('╭────────────────────────────────────╮', '│ ? Shell npm test                   │', '│ Allow execution of: npm?           │', '│ ● 1. Yes, allow once               │', '│   2. Yes, allow always             │', '│   3. No (esc)                      │', '╰────────────────────────────────────╯'), 'permission_prompt'],
   ['Gemini busy', 'gemini', screen('⠼ Thinking about the tests (esc to cancel, 3s)', '╭──────────────╮', '│ >            │', '╰──────────────╯'), 'busy'],
   ['Gemini idle', 'gemini', screen('✦ All done.', '╭──────────────────────────────────────╮', '│ >   Type your message or @path/to/file │', '╰──────────────────────────────────────╯'), 'idle'],

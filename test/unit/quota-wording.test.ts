@@ -59,7 +59,7 @@ describe('quota stops in other words or not at the start of the line', () => {
     ['tomorrow, though the hour is still ahead today', 'Usage limit reached for today. Your limit will reset at 3pm tomorrow', '2026-03-19T15:00:00Z'],
     ['the reset sentence alone', 'Your limit will reset at 12am (midnight)', '2026-03-19T00:00:00Z'],
     ['a zone abbreviation', 'usage limit reached · resets at 5:00 PM PST', '2026-03-19T01:00:00Z'],
-    ['a daylight abbreviation', 'usage limit reached · resets at 9am EDT', '2026-03-19T13:00:00Z'],
+    ['a daylight abbreviation', 'usage limit reached · resets at 11am EDT', '2026-03-18T15:00:00Z'],
     ['in an hour', 'Usage limit reached. Try again in an hour.', '2026-03-18T14:00:00Z'],
   ])('%s', (_, text, expected) => {
     expect(resetOf(text, now)).toBe(expected === undefined ? undefined : at(expected));

@@ -127,7 +127,11 @@ describe('parseResetTime: clock times', () => {
   it.each([
     ['5am, later today', 'resets 5am', '2026-06-15T01:00:00Z', 'UTC', '2026-06-15T05:00:00Z'],
     ['5am, passed: tomorrow', 'resets 5am', '2026-06-15T06:00:00Z', 'UTC', '2026-06-16T05:00:00Z'],
-    ['exactly now rolls forward', 'resets 5am', '2026-06-15T05:00:00Z', 'UTC', '2026-06-16T05:00:00Z'],
+    // the minute it names has just begun: it lifts within that minute (margin added), not tomorrow
+    ['exactly now has just passed', 'resets 5am', '2026-06-15T05:00:00Z', 'UTC', '2026-06-15T05:00:00Z'],
+    // (the margin makes it 5:01, already past at 5:04: now, which is 5:03 plus the margin)
+    ['passed four minutes ago: has just passed', 'try again at 5:00 AM', '2026-06-15T05:04:00Z', 'UTC', '2026-06-15T05:03:00Z'],
+    ['passed six minutes ago: tomorrow', 'try again at 5:00 AM', '2026-06-15T05:06:00Z', 'UTC', '2026-06-16T05:00:00Z'],
     ['12:50am', 'resets 12:50am', '2026-06-15T10:00:00Z', 'UTC', '2026-06-16T00:50:00Z'],
     ['12pm is noon', 'resets 12pm', '2026-06-15T10:00:00Z', 'UTC', '2026-06-15T12:00:00Z'],
     ['9:05 PM', 'try again at 9:05 PM.', '2026-06-15T10:00:00Z', 'UTC', '2026-06-15T21:05:00Z'],
@@ -147,7 +151,7 @@ describe('parseResetTime: clock times', () => {
     // no zone: the given default
     ['no zone: opts.timeZone', '5-hour limit reached ∙ resets 5am', '2026-06-15T12:00:00Z', 'Europe/Paris', '2026-06-16T05:00:00+02:00'],
     ['unknown zone: opts.timeZone', 'resets 5am (Mars/Olympus_Mons)', '2026-06-15T12:00:00Z', 'Asia/Kolkata', '2026-06-16T05:00:00+05:30'],
-    ['an abbreviation Intl does not know', 'resets 5am (XYZT)', '2026-06-15T12:00:00Z', 'America/Los_Angeles', '2026-06-16T05:00:00-07:00'],
+    ['an abbreviation Intl does not know', 'resets 5am (XYZT)', '2026-06-15T12:30:00Z', 'America/Los_Angeles', '2026-06-16T05:00:00-07:00'],
   ])('%s', (_, text, now, zone, expected) => {
     expect(parse(text, now, zone)).toBe(reset(expected));
   });
