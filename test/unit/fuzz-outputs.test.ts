@@ -22,7 +22,14 @@ import { hasControl, hostileNumber, hostileString, hostileValue, quick, quickAsy
 
 const dir = mkdtempSync(join(tmpdir(), 'autodeck-fuzz-out-'));
 let n = 0;
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// `status` also looks at Claude Code's own sessions: an empty folder of its own here, never the machine's
+const claudeDir = process.env.CLAUDE_CONFIG_DIR;
+process.env.CLAUDE_CONFIG_DIR = join(dir, 'claude');
+afterAll(() => {
+  if (claudeDir === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+  else process.env.CLAUDE_CONFIG_DIR = claudeDir;
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Text fields of a loop row that come from outside: folder and module names, agent text, failures. */
 const rowText = fc.record({
@@ -56,7 +63,7 @@ describe('status --json, --format tmux and the text', () => {
       } finally {
         store.close();
       }
-      const settings = { db } as Settings;
+      const settings = { db, agent: ['claude'] } as unknown as Settings;
       const json = capture();
       await quickAsync(() => status({ args: [], flags: { json: true }, settings, stdout: json.stream, stderr: capture().stream, cwd: dir }));
       const parsed = JSON.parse(json.text()) as { loops: { taskName: string }[]; recent: unknown[] };
