@@ -40,6 +40,9 @@ type Next = { kind: 'quit' } | { kind: 'attach'; key: string };
 // The bin starts the dashboard's own call through the bundle itself (no ES module loaded).
 export { dashboardEntry } from '../src/entries/dashboard.js';
 
+/** Another host's events notify from a little before this dashboard started (its clock may be a little off). */
+const REMOTE_NOTIFY_MARGIN_MS = 10_000;
+
 /** A Claude Code session in this terminal through `claude attach`, until the detach key; what to say after. */
 async function attachClaude(model: DashboardModel, key: string, io: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }, detachByte: string): Promise<UiState['message']> {
   const taken = model.claude?.attach(key);
@@ -95,6 +98,10 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
     // The dashboard owns the screen: a failed delivery is not printed over it.
     wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
+    // what other hosts' loops and Claude Code sessions need, as this machine's
+    // (not the backlog the first look at a host brings: what happened before this dashboard is history)
+    const since = Date.now() - REMOTE_NOTIFY_MARGIN_MS;
+    if (model instanceof HostsModel) model.remoteEvents.on('event', (e) => void (Date.parse(e.at) >= since && notifier.handle(e)));
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});
       if (!r.ok) problems.push(printable(r.message));
@@ -185,7 +192,7 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
         ui = { ...ui, overlay: { kind: 'none' }, message: { text: printable(text), tone: done.ok ? 'info' : 'error' } };
         continue;
       }
-      if (isClaudeKey(next.key)) {
+      if (isClaudeKey(next.key) || model.claude?.entry(next.key)) {
         ui = { ...ui, overlay: { kind: 'none' }, message: await attachClaude(model, next.key, { input: stdin, output: stdout }, detachByte) };
         stdout.write(ENTER_ALT_SCREEN);
         continue;

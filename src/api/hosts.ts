@@ -13,6 +13,8 @@ export interface HostStatus {
   version?: string;
   loops: Record<string, unknown>[];
   recent: Record<string, unknown>[];
+  /** Claude Code's own sessions there (as `status --json` has them), when its autodeck lists them. */
+  claudeSessions: Record<string, unknown>[];
 }
 
 /** What the API of a dashboard over several hosts (src/hosts/) serves of the others. */

@@ -93,10 +93,13 @@ export function getStatus({ deps }: RequestContext): Reply {
   const loops = [...deps.store.loops.list().map((row) => statusOf(row, deps)), ...others.flatMap((h) => h.loops.map((l) => ({ ...l, host: h.host })))];
   const recent: Record<string, unknown>[] = [...deps.store.runs.list(RECENT_RUNS).map((r) => ({ ...runJson(r), host: LOCAL })), ...others.flatMap((h) => h.recent.map((r) => ({ ...r, host: h.host })))];
   recent.sort((a, b) => String(b.endedAt ?? '').localeCompare(String(a.endedAt ?? '')));
-  const hosts = [{ host: LOCAL, state: 'ok' }, ...others.map(({ loops: _l, recent: _r, ...h }) => h)];
-  // Claude Code's own sessions, as status --json has them: this machine's only
+  const hosts = [{ host: LOCAL, state: 'ok' }, ...others.map(({ loops: _l, recent: _r, claudeSessions: _c, ...h }) => h)];
+  // Claude Code's own sessions, as status --json has them: this machine's, then each host's
   const claude = claudeServiceOf(deps.supervisor)?.watch.snapshot();
-  const sessions = claude ? { claudeSessions: claude.entries.map((e) => ({ ...claudeSessionJson(e, deps.now()), host: LOCAL })), ...(claude.note ? { claudeNote: claude.note } : {}) } : {};
+  const remote = others.flatMap((h) => h.claudeSessions);
+  const sessions = claude || remote.length > 0
+    ? { claudeSessions: [...(claude?.entries ?? []).map((e) => ({ ...claudeSessionJson(e, deps.now()), host: LOCAL })), ...remote], ...(claude?.note ? { claudeNote: claude.note } : {}) }
+    : {};
   return { status: 200, body: { loops, recent, ...sessions, hosts } };
 }
 

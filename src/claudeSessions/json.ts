@@ -5,6 +5,7 @@ import { ClaudeWatch } from './watch.js';
 import { activeAdoptedMs } from './governor.js';
 import { claudeState } from './cells.js';
 import type { GroupId } from '../deck/states.js';
+import type { RequestDetail } from './requests.js';
 
 /**
  * Claude Code's sessions as `status --json`, the REST API and the dashboard's detail view
@@ -33,10 +34,23 @@ export interface ClaudeSessionJson {
   needs: { reason: string; text: string; resetAt: string | null; requestId: number | null } | null;
   /** Claude Code's own fields, as it gave them. */
   claude: { status: string | null; waitingFor: string | null; state: string | null; detail: string | null; needs: string | null; extra: Record<string, string> };
+  /** When Claude Code last said its state changed (the job's state file), ISO; null when it did not say. */
+  updatedAt: string | null;
+  /** The request autodeck's PermissionRequest hook holds open for it (answerable through autodeck); null when none. */
+  request: OpenRequestJson | null;
   /** When a loop of autodeck runs this session: its task folder. */
   loop: string | null;
   /** When autodeck governs it (`autodeck adopt`): its limits and counters. */
   adopted: AdoptedJson | null;
+}
+
+/** An open request: what was asked (never file contents), with a question's options. */
+export interface OpenRequestJson {
+  id: number;
+  kind: 'permission' | 'question';
+  text: string;
+  askedAt: string;
+  detail: RequestDetail;
 }
 
 export interface AdoptedJson {
@@ -47,6 +61,8 @@ export interface AdoptedJson {
   activeMs: number;
   startedAt: string;
   quotaWaitSince: string | null;
+  /** Time spent in finished usage-limit waits (not counted against the timeout). */
+  quotaWaitMs: number;
   quotaResetAt: string | null;
   quotaResumes: number;
   tokens: number | null;
@@ -65,11 +81,13 @@ export function claudeSessionJson(e: ClaudeEntry, now: number): ClaudeSessionJso
     state: e.view.word, phase: e.view.phase,
     needs: need ? { reason: need.reason, text: need.text, resetAt: need.resetAt ?? null, requestId: need.requestId ?? null } : null,
     claude: { status: s.status ?? null, waitingFor: s.waitingFor ?? null, state: s.state ?? null, detail: s.detail ?? null, needs: s.needs ?? null, extra: s.extra },
+    updatedAt: s.updatedAt !== undefined ? new Date(s.updatedAt).toISOString() : null,
+    request: e.request ? { id: e.request.id, kind: e.request.kind, text: e.request.text, askedAt: e.request.askedAt, detail: e.request.request } : null,
     loop: e.loop ?? null,
     adopted: a
       ? {
           status: a.status, iteration: a.turns, maxIterations: a.maxIterations, timeoutMinutes: a.timeoutMinutes, activeMs: activeAdoptedMs(a, now),
-          startedAt: a.startedAt, quotaWaitSince: a.quotaWaitSince || null, quotaResetAt: a.quotaResetAt || null, quotaResumes: a.quotaResumes,
+          startedAt: a.startedAt, quotaWaitSince: a.quotaWaitSince || null, quotaWaitMs: a.quotaWaitMs, quotaResetAt: a.quotaResetAt || null, quotaResumes: a.quotaResumes,
           tokens: a.tokens, costUsd: a.costUsd, owner: { pid: a.ownerPid, host: a.ownerHost },
         }
       : null,
@@ -84,12 +102,13 @@ export function claudeProgram(agent: readonly string[]): string {
 
 /**
  * One look at Claude Code's sessions for a command that does not keep watching (`status`,
- * `history`): nothing runs when Claude Code has no session files; nothing is recorded.
+ * `history`): nothing runs when Claude Code has no session files. Nothing is recorded,
+ * unless `record` (a dashboard's look at this host over ssh: it watches on that host's behalf).
  */
-export async function readClaudeSessions(store: Store, program: string, env: NodeJS.ProcessEnv = process.env): Promise<{ entries: readonly ClaudeEntry[]; note: string }> {
+export async function readClaudeSessions(store: Store, program: string, env: NodeJS.ProcessEnv = process.env, opts: { record?: boolean } = {}): Promise<{ entries: readonly ClaudeEntry[]; note: string }> {
   const loopPids = new Map<number, string>();
   for (const row of store.loops.list()) if (row.agentPid !== null) loopPids.set(row.agentPid, row.taskDir);
-  const watch = new ClaudeWatch({ store, program, env, record: false, loopPids: () => loopPids });
+  const watch = new ClaudeWatch({ store, program, env, record: opts.record ?? false, loopPids: () => loopPids });
   try {
     await watch.lookOnce();
     const snap = watch.snapshot();

@@ -143,25 +143,7 @@ export class ClaudeService {
    * (no hook in its project, or the dialog answered meanwhile) is refused.
    */
   answer(id: string, input: AnswerInput, by: string): RequestAnswer {
-    const e = this.need(id);
-    const open = e.request;
-    if (!open) {
-      const waiting = e.view.phase === 'needs_you';
-      throw new ActionError('conflict', waiting
-        ? `${e.session.id || id} waits on a dialog autodeck's hook does not hold (run "autodeck init" in its project, then answer the next one here; attach to answer this one)`
-        : `${e.session.id || id} has no open request`);
-    }
-    let answer: RequestAnswer;
-    if (open.kind === 'question') {
-      try {
-        answer = questionAnswer(open.request, { ...(input.text !== undefined ? { text: input.text } : {}), ...(input.answers ? { answers: input.answers } : {}) });
-      } catch (err) {
-        throw new ActionError('refused', (err as Error).message);
-      }
-    } else if (input.decision === 'allow') answer = { behavior: 'allow' };
-    else if (input.decision === 'deny') answer = { behavior: 'deny', message: refusalMessage(by, input.message?.trim() || 'a person said no') };
-    else throw new ActionError('refused', 'a permission is answered with decision "allow" or "deny"');
-    if (!this.requests.answer(open.id, answer, by, new Date().toISOString())) throw new ActionError('conflict', 'that request was answered or closed meanwhile');
+    const answer = answerOpenRequest(this.requests, this.need(id), input, by);
     this.watch.invalidate();
     return answer;
   }
@@ -185,6 +167,34 @@ export class ClaudeService {
     this.governor.close();
     services.delete(this.o.supervisor);
   }
+}
+
+/**
+ * Answers the request autodeck's PermissionRequest hook holds open for the session; its
+ * hook hands the answer to Claude Code at once. A session with no open request (no hook in
+ * its project, or the dialog answered meanwhile) is refused; the first answer wins.
+ */
+export function answerOpenRequest(requests: ClaudeRequestStore, e: ClaudeEntry, input: AnswerInput, by: string): RequestAnswer {
+  const name = e.session.id || e.session.sessionId;
+  const open = e.request;
+  if (!open) {
+    const waiting = e.view.phase === 'needs_you';
+    throw new ActionError('conflict', waiting
+      ? `${name} waits on a dialog autodeck's hook does not hold (run "autodeck init" in its project, then answer the next one here; attach to answer this one)`
+      : `${name} has no open request`);
+  }
+  let answer: RequestAnswer;
+  if (open.kind === 'question') {
+    try {
+      answer = questionAnswer(open.request, { ...(input.text !== undefined ? { text: input.text } : {}), ...(input.answers ? { answers: input.answers } : {}) });
+    } catch (err) {
+      throw new ActionError('refused', (err as Error).message);
+    }
+  } else if (input.decision === 'allow') answer = { behavior: 'allow' };
+  else if (input.decision === 'deny') answer = { behavior: 'deny', message: refusalMessage(by, input.message?.trim() || 'a person said no') };
+  else throw new ActionError('refused', 'a permission is answered with decision "allow" or "deny"');
+  if (!requests.answer(open.id, answer, by, new Date().toISOString())) throw new ActionError('conflict', 'that request was answered or closed meanwhile');
+  return answer;
 }
 
 export function startClaudeService(o: ClaudeServiceOptions): ClaudeService {

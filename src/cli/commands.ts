@@ -125,6 +125,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       { name: 'format', type: 'string', value: 'FORMAT', default: 'text', description: 'text, json, or tmux: a short segment for status-right (?1 ✗1 ▶3)' },
       { name: 'events-since', type: 'string', value: 'ID', description: 'JSON, for a dashboard reading this host over ssh: the events after ID, this autodeck\'s version and clock' },
       { name: 'modules', type: 'boolean', description: 'JSON, for a dashboard reading this host over ssh: the task modules under the roots' },
+      { name: 'claude', type: 'boolean', description: 'JSON, for a dashboard reading this host over ssh: Claude Code\'s own sessions here' },
+      { name: 'claude-since', type: 'string', value: 'TOKEN', description: 'with --claude: unchanged since the look that gave TOKEN, say so instead of asking Claude Code' },
     ],
     about: 'With --host, the loops of other hosts too, read over ssh (docs/hosts.md), each with its "host"; ' +
       'a host that cannot be read is said in "hosts" and on stderr, and does not change the exit code.',
@@ -190,11 +192,36 @@ export const COMMANDS: readonly CommandSpec[] = [
     about: 'ID is the short id claude agents lists (or the full session id). In the foreground, as run: at most ' +
       'max-iterations turns, the timeout, the budget, the approval policy, and after a usage limit one resume ' +
       'once the reset has passed. Ctrl-C lets go of the session (it runs on). See docs/claude-sessions.md.',
-    flags: [json('one JSON event per line on stdout (NDJSON)')],
+    flags: [
+      json('one JSON event per line on stdout (NDJSON)'),
+      { name: 'detach', type: 'boolean', description: 'governed by a process of its own in the background; returns once adopted' },
+    ],
     settings: ['maxIterations', 'timeoutMinutes', 'maxTokens', 'maxCostUsd', 'quotaProbeMinutes'],
     example: { command: 'autodeck adopt 84ac2ba2 --max-iterations 5', says: 'at most 5 more turns' },
     exits: '0 Claude Code says the session is done, 1 it ended another way, 2 usage error, 3 adopted already, 130 let go',
     load: async () => (await import('../commands/adopt.js')).adopt,
+  },
+  {
+    name: 'claude', group: 'loops',
+    summary: "Claude Code's own sessions: list, stop, send, answer, logs, attach",
+    args: { usage: '[ACTION] [ID] [PROMPT]', min: 0, max: 3 },
+    about: 'Without ACTION, the list of Claude Code\'s sessions here (background and interactive). ID is the short id ' +
+      'claude agents lists, or the full session id. stop: claude stop. rm: claude rm of an ended one. send ID -- PROMPT: ' +
+      'the prompt as an idle session\'s next turn, under its own id (a busy one is refused). answer ID: the permission ' +
+      'request or question autodeck\'s hook holds (--allow, --deny [--message WHY], --text ANSWER). logs: its recent ' +
+      'screen as text. attach: claude attach in this terminal. A dashboard on another machine does these over ssh. ' +
+      'See docs/claude-sessions.md.',
+    flags: [
+      json('the list as JSON: {"claudeSessions": [...]}'),
+      { name: 'allow', type: 'boolean', description: 'answer: allow the permission request' },
+      { name: 'deny', type: 'boolean', description: 'answer: refuse it (the model is told why)' },
+      { name: 'message', type: 'string', value: 'WHY', description: 'answer --deny: what the model is told' },
+      { name: 'text', type: 'string', value: 'ANSWER', description: "answer: a question's answer (an option's label, or your own words)" },
+    ],
+    settings: ['agent', 'db'],
+    example: { command: 'autodeck claude send 84ac2ba2 -- "now add the tests"', says: 'its next turn, in the same session' },
+    exits: '0 done, 1 no such session or Claude Code failed, 2 usage error or refused, 3 not now (busy, not running, no open request)',
+    load: async () => (await import('../commands/claude.js')).claude,
   },
   {
     name: 'hook', group: 'agents',

@@ -1,5 +1,5 @@
 import { openSupervisor } from './supervised.js';
-import { CliError, EXIT, line, type CommandContext } from './context.js';
+import { CliError, EXIT, isCliError, line, type CommandContext } from './context.js';
 import { printable } from '../format/event.js';
 import { startClaudeService } from '../claudeSessions/service.js';
 import { AdoptError } from '../claudeSessions/adoption.js';
@@ -15,7 +15,24 @@ import { claudeTaskDir } from '../claudeSessions/transitions.js';
  * Ctrl-C lets go of it (the session runs on, no longer governed), exit 130; a dashboard or
  * `serve` takes over an adoption whose `adopt` died.
  */
-export async function adopt(ctx: CommandContext): Promise<number> {
+export async function adopt(given: CommandContext): Promise<number> {
+  // --detach: governed by a process of its own (a dashboard on another machine adopts this way over ssh)
+  if (given.flags.detach === true) {
+    return (await import('./runDetached.js')).runDetached(given, undefined, (pid) => `autodeck: adopted, governed in the background by pid ${pid}`);
+  }
+  const child = process.env.AUTODECK_DETACHED_RUN ? (await import('./runDetached.js')).detachedChild() : undefined;
+  if (!child) return governed(given);
+  // the background half: what goes wrong before the adoption goes back to the caller
+  try {
+    return await governed({ ...given, stderr: child.stderr, stdout: child.stdout }, () => child.started(1));
+  } catch (err) {
+    if (!isCliError(err)) throw err;
+    line(child.stderr, err.message);
+    return err.code;
+  }
+}
+
+async function governed(ctx: CommandContext, onAdopted: () => void = () => undefined): Promise<number> {
   const id = ctx.args[0];
   if (!id || ctx.args.length > 1) throw new CliError('autodeck adopt: name one background session: its short id as `claude agents` lists it, or its full session id');
   const { store, supervisor } = openSupervisor(ctx);
@@ -35,6 +52,7 @@ export async function adopt(ctx: CommandContext): Promise<number> {
     sessionId = row.sessionId;
     only.add(sessionId);
     line(ctx.stderr, printable(`autodeck: adopted ${row.name || row.shortId} (${row.shortId}): at most ${row.maxIterations} turns, ${row.timeoutMinutes} min; Ctrl-C lets go of it`));
+    onAdopted();
   } catch (err) {
     close();
     if (err instanceof AdoptError) throw new CliError(printable(`autodeck adopt: ${err.message}`), err.kind === 'conflict' ? EXIT.conflict : err.kind === 'not_found' ? EXIT.other : EXIT.usage);

@@ -53,7 +53,11 @@ export function detachedChild(env: NodeJS.ProcessEnv = process.env): { stderr: N
 }
 
 /** The starting half: the same command without --detach, in its own session, until it says its loops started or it ends. */
-export function runDetached(ctx: CommandContext, argv: readonly string[] = process.argv.slice(1)): Promise<number> {
+export function runDetached(
+  ctx: CommandContext,
+  argv: readonly string[] = process.argv.slice(1),
+  startedLine: (pid: number | undefined, loops: number) => string = (pid, loops) => `autodeck: ${loops} loop${loops === 1 ? '' : 's'} started, supervised in the background by pid ${pid}`,
+): Promise<number> {
   const [script, ...words] = argv;
   const args = words.filter((w) => w !== '--detach');
   return new Promise((resolve) => {
@@ -79,7 +83,7 @@ export function runDetached(ctx: CommandContext, argv: readonly string[] = proce
     child.on('message', (m: Report) => {
       if (m.kind === 'line') line(ctx.stderr, m.text);
       else if (m.kind === 'started') {
-        line(ctx.stderr, `autodeck: ${m.loops} loop${m.loops === 1 ? '' : 's'} started, supervised in the background by pid ${child.pid}`);
+        line(ctx.stderr, startedLine(child.pid, m.loops));
         child.unref();
         settle(EXIT.ok);
       }

@@ -15,7 +15,8 @@ const STATUS_FORMATS = ['text', 'json', 'tmux'];
 /** `autodeck status [--json]`: every active loop and the last finished ones. */
 export async function status(ctx: CommandContext): Promise<number> {
   // A dashboard reading this host over ssh asks for its events and modules in the same call.
-  const poll = ctx.flags.eventsSince !== undefined || ctx.flags.modules === true;
+  const poll = ctx.flags.eventsSince !== undefined || ctx.flags.modules === true || ctx.flags.claude === true;
+  if (ctx.flags.claudeSince !== undefined && ctx.flags.claude !== true) throw new CliError('autodeck: --claude-since goes with --claude', EXIT.usage);
   const eventsSince = poll ? (await import('./statusPoll.js')).eventsSinceFlag(ctx.flags.eventsSince) : undefined;
   const format = ctx.flags.format === undefined ? (ctx.flags.json === true || poll ? 'json' : 'text') : String(ctx.flags.format);
   if (!STATUS_FORMATS.includes(format)) throw new CliError(`autodeck: --format must be one of ${STATUS_FORMATS.join(', ')} (got ${JSON.stringify(format)})`, EXIT.usage);
@@ -39,12 +40,15 @@ export async function status(ctx: CommandContext): Promise<number> {
     const recent: Record<string, unknown>[] = store.runs.list(RECENT_RUNS).map((run) => ({
       ...runJson(run), group: stateOf({ lastOutcome: run.outcome }).group, ...its(run.taskDir, run.startedAt),
     }));
-    // Claude Code's own sessions: asked only when Claude Code has session files, and not
-    // for a dashboard reading this host (Claude Code's sessions of other hosts are not shown)
+    // Claude Code's own sessions: asked only when Claude Code has session files; a dashboard
+    // reading this host asks with --claude, and only when they changed since its last look
     const claude = poll ? { sessions: [], note: '', lines: [] } : await (await import('../claudeSessions/status.js')).claudeStatus(store, ctx.settings.agent, now);
     if (format === 'json') {
+      const claudePoll = poll && ctx.flags.claude === true
+        ? await (await import('../claudeSessions/pollLook.js')).claudePollJson(store, ctx.settings.agent, ctx.flags.claudeSince === undefined ? undefined : String(ctx.flags.claudeSince))
+        : {};
       const extra = poll
-        ? (await import('./statusPoll.js')).hostPollJson(store, { eventsSince, modules: ctx.flags.modules === true, roots: ctx.settings.roots, env: process.env })
+        ? { ...(await import('./statusPoll.js')).hostPollJson(store, { eventsSince, modules: ctx.flags.modules === true, roots: ctx.settings.roots, env: process.env }), ...claudePoll }
         : { claudeSessions: claude.sessions, ...(claude.note ? { claudeNote: claude.note } : {}) };
       line(ctx.stdout, JSON.stringify({ loops, recent, ...extra }, null, poll ? undefined : 2));
       return 0;

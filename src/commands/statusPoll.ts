@@ -5,6 +5,7 @@ import type { RunRow } from '../store/runs.js';
 import { discoverModules, readModuleInfo, type LifecycleStatus } from '../protocol/modules.js';
 import { DEFAULT_TMUX_SOCKET } from '../sessions/tmuxServer.js';
 import { ownVersion } from '../ownPackage.js';
+import { homeDir } from '../paths.js';
 import { CliError, EXIT } from './context.js';
 
 /**
@@ -19,6 +20,8 @@ export interface HostPollJson {
   host: string;
   now: string;
   tmuxSocket: string;
+  /** Its home folder (paths under it are shown as `~/…`). */
+  home: string;
   events?: LoopEvent[];
   /** The newest event id there is (the reader's next `--events-since`). */
   lastEventId?: number;
@@ -47,7 +50,7 @@ export function eventsSinceFlag(raw: unknown): number | undefined {
 }
 
 export function hostPollJson(store: Store, opts: { eventsSince?: number | undefined; modules: boolean; roots: readonly string[]; env: NodeJS.ProcessEnv }): HostPollJson {
-  const out: HostPollJson = { version: ownVersion(), host: hostname(), now: new Date().toISOString(), tmuxSocket: opts.env.AUTODECK_TMUX_SOCKET || DEFAULT_TMUX_SOCKET };
+  const out: HostPollJson = { version: ownVersion(), host: hostname(), now: new Date().toISOString(), tmuxSocket: opts.env.AUTODECK_TMUX_SOCKET || DEFAULT_TMUX_SOCKET, home: homeDir(opts.env) };
   if (opts.eventsSince !== undefined) {
     // The newest id first: an event written meanwhile is in the list, not skipped. Below the
     // reader's own id when the log was started again: the reader then starts from 0.

@@ -5,7 +5,7 @@ import type { DeckRow } from './deck.js';
 import { ctxCellText, spendCellText } from '../spend/text.js';
 import { needsYou, needsYouLine } from './needsYou.js';
 import { claudeCells, claudeState, claudeStateCell } from '../claudeSessions/cells.js';
-import { groupById, stateOf, type StateDef, type Tone } from './states.js';
+import { groupById, stateDef, stateOf, type StateDef, type Tone } from './states.js';
 
 /** The HOST column's word for this machine. */
 export const LOCAL_HOST_CELL = 'local';
@@ -29,7 +29,10 @@ export function cellOf(s: StateDef): StateCell {
 
 /** A row's state (src/deck/states.ts): a Claude Code session's, a host's own row, a stale loop, or a module's. */
 export function rowState(row: DeckRow): StateDef {
-  if (row.claude) return claudeState(row.claude);
+  if (row.claude) {
+    // a session last seen on a host that does not answer: stale, and still a Claude Code session (the header counts it so)
+    return row.staleFor === undefined ? claudeState(row.claude) : { ...stateDef('derived', 'stale'), source: 'claude' };
+  }
   return stateOf({
     loop: row.loop, lastOutcome: row.lastRun?.outcome, lifecycle: row.lifecycle,
     hostIssue: row.hostIssue?.kind, stale: row.staleFor !== undefined,
@@ -42,7 +45,7 @@ export function rowState(row: DeckRow): StateDef {
  * module's last run (what a person wants to know after a loop ended), else its own status.
  */
 export function stateCell(row: DeckRow): StateCell {
-  if (row.claude) return claudeStateCell(row.claude);
+  if (row.claude && row.staleFor === undefined) return claudeStateCell(row.claude);
   const state = rowState(row);
   const cell = cellOf(state);
   // a loop last seen on a host that does not answer: how long ago, after the word
@@ -239,8 +242,11 @@ export const TIMED_CELLS: ReadonlySet<string> = new Set(['elapsed', 'lastSignal'
  * printable: a module name cannot drive the terminal.
  */
 export function rowCells(row: DeckRow, now: number, limits: CellLimits): RowCells {
-  // Claude Code's sessions are this machine's (another host's are not read)
-  if (row.claude) return { ...claudeCells(row.claude, row.name, now, process.env.HOME), host: LOCAL_HOST_CELL };
+  // a Claude Code session: this machine's, or another host's (its paths shown against that host's home)
+  if (row.claude) {
+    const cells = claudeCells(row.claude, row.name, now, row.host === undefined ? process.env.HOME : row.home);
+    return { ...cells, host: printable(row.host ?? LOCAL_HOST_CELL), ...(row.staleFor !== undefined ? { state: stateCell(row) } : {}) };
+  }
   let t = timelessByRow.get(row);
   if (t?.limits !== limits) {
     t = timelessCells(row, limits);

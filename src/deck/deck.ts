@@ -35,8 +35,10 @@ export interface DeckRow {
   hostIssue?: HostIssue | undefined;
   /** A loop as last seen on a host that no longer answers: how long ago (`3m`). */
   staleFor?: string | undefined;
-  /** A Claude Code session of its own (not a loop of autodeck's): its key starts with `claude:`. */
+  /** A Claude Code session of its own (not a loop of autodeck's): its key starts with `claude:` (another host's: its dir does). */
   claude?: ClaudeEntry | undefined;
+  /** Another host's home folder, for a Claude Code session's folder there (`~/…`). */
+  home?: string | undefined;
 }
 
 export type LastRun = Pick<RunRow, 'id' | 'outcome' | 'endedAt' | 'iterations' | 'maxIterations' | 'forced'> & Partial<Pick<RunRow, 'activeMs' | 'tokens' | 'costUsd' | 'worktreeBranch' | 'worktreeState'>>;
@@ -82,7 +84,7 @@ function sameLoop(a: LoopRow | undefined, b: LoopRow | undefined): boolean {
 /** Every field but the loop alike. */
 function sameRowBesidesLoop(a: DeckRow, b: DeckRow): boolean {
   return a.key === b.key && a.name === b.name && a.lifecycle === b.lifecycle && a.here === b.here
-    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && a.quotaUntil === b.quotaUntil && a.claude === b.claude;
+    && a.ownerAlive === b.ownerAlive && a.lastRun?.id === b.lastRun?.id && a.quotaUntil === b.quotaUntil && a.claude === b.claude && a.staleFor === b.staleFor;
 }
 
 /**

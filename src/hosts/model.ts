@@ -16,7 +16,9 @@ import type { HostEntry } from './spec.js';
 import { remoteCommand, terminalArgv, type SshConfig } from './ssh.js';
 import { attachWords, historyWords, parseHistory, startWords, stopWords } from './actions.js';
 import type { HostStatus, HostsView } from '../api/hosts.js';
-import type { ClaudeRowActions } from '../claudeSessions/rowActions.js';
+import { CLAUDE_ROW_PREFIX, type ClaudeRowActions } from '../claudeSessions/rowActions.js';
+import { hostsClaudeActions } from './claudeActions.js';
+import { remoteClaudeJson } from './claudeRemote.js';
 
 /** An action on another host (start, stop, history): the connection and the remote start included. */
 export const ACTION_DEADLINE_MS = 30_000;
@@ -71,6 +73,20 @@ export class HostsModel implements DashboardModel, HostsView {
     this.settings = local.settings;
     this.now = opts.now ?? Date.now;
     this.hosts = entries.map((e) => e.label);
+    this.claude = hostsClaudeActions(() => this.local.claude, {
+      find: (key) => {
+        const k = parseKey(key);
+        const poller = k && k.dir.startsWith(CLAUDE_ROW_PREFIX) ? this.pollers.find((p) => p.entry.label === k.host) : undefined;
+        const entry = poller ? (this.rowsOf.get(poller.entry.label) ?? []).find((r) => r.key === key)?.claude : undefined;
+        return poller && entry ? { poller, entry, label: poller.entry.label } : undefined;
+      },
+      unreachable: (poller) => {
+        const issue = poller.snapshot.issue;
+        return issue && issue.kind !== 'connecting' ? `${poller.entry.label}: ${issue.message}` : undefined;
+      },
+      notice: (text, tone) => this.notices.emit('notice', { text: printable(text), tone }),
+      ssh: this.opts.ssh,
+    });
     this.pollers = entries.map((entry) => {
       const p = new HostPoller(entry, { ssh: opts.ssh, baseMs: opts.baseMs, localVersion: opts.localVersion, call: opts.call, now: opts.now, system: opts.system, deadlineMs: opts.deadlineMs });
       p.on('change', () => this.hostChanged(p));
@@ -154,6 +170,11 @@ export class HostsModel implements DashboardModel, HostsView {
     return { poller, dir: k.dir, row: (this.rowsOf.get(k.host) ?? []).find((r) => r.key === key) };
   }
 
+  /** Whether the key is a Claude Code session's row on another host. */
+  private isRemoteClaude(key: string): boolean {
+    return parseKey(key)?.dir.startsWith(CLAUDE_ROW_PREFIX) ?? false;
+  }
+
   /** Why an action cannot go to this row's host now, or undefined when it can. */
   private unreachable(r: { poller: HostPoller; dir: string; row: DeckRow | undefined }): string | undefined {
     if (r.dir === '' || r.row?.hostIssue) return 'this row is a host, not a task module';
@@ -174,6 +195,7 @@ export class HostsModel implements DashboardModel, HostsView {
   suggestion(key: string): LimitSuggestion {
     const r = this.remote(key);
     if (!r) return this.local.suggestion(key);
+    if (this.isRemoteClaude(key)) return { maxIterations: this.settings.maxIterations, timeoutMinutes: this.settings.timeoutMinutes, basis: 'defaults', fromRuns: 0 };
     this.fetchHistory(key, r);
     const { maxIterations, timeoutMinutes } = this.settings;
     return this.histories.get(key)?.suggestion ?? { maxIterations, timeoutMinutes, basis: 'defaults', fromRuns: 0 };
@@ -182,6 +204,7 @@ export class HostsModel implements DashboardModel, HostsView {
   runs(key: string, limit: number): RunRow[] {
     const r = this.remote(key);
     if (!r) return this.local.runs(key, limit);
+    if (this.isRemoteClaude(key)) return [];
     this.fetchHistory(key, r);
     return (this.histories.get(key)?.runs ?? []).slice(0, limit);
   }
@@ -207,6 +230,8 @@ export class HostsModel implements DashboardModel, HostsView {
   start(key: string, limits: Partial<Limits>, opts: { worktree?: boolean } = {}): ActionResult {
     const r = this.remote(key);
     if (!r) return this.local.start(key, limits, opts);
+    // on a Claude Code session's row: adopt it there with these limits
+    if (this.isRemoteClaude(key)) return this.claude.adopt(key, limits);
     const why = this.unreachable(r);
     if (why) return { ok: false, message: why };
     if (r.row?.loop && r.row.loop.status !== 'failed') return { ok: false, message: 'a loop already runs there' };
@@ -247,7 +272,8 @@ export class HostsModel implements DashboardModel, HostsView {
 
   remoteAttach(key: string): RemoteAttach | undefined {
     const r = this.remote(key);
-    if (!r) return undefined;
+    // a Claude Code session's row: attached through `claude attach` in a terminal of autodeck's (the claude actions)
+    if (!r || this.isRemoteClaude(key)) return undefined;
     const why = this.unreachable(r);
     if (why) return { error: why };
     const loop = r.row?.loop;
@@ -283,6 +309,7 @@ export class HostsModel implements DashboardModel, HostsView {
       return {
         host: p.entry.label, state: s.issue?.kind ?? 'ok', ...(s.issue ? { message: s.issue.message } : {}), ...(s.version ? { version: s.version } : {}),
         loops: read ? (s.status!.loops as unknown as Record<string, unknown>[]) : [], recent: read ? s.status!.recent : [],
+        claudeSessions: remoteClaudeJson(s, this.now()),
       };
     });
   }
@@ -291,10 +318,8 @@ export class HostsModel implements DashboardModel, HostsView {
     return this.local.runningHere();
   }
 
-  /** Claude Code's own sessions are this machine's rows: their actions are the local model's. */
-  get claude(): ClaudeRowActions | undefined {
-    return this.local.claude;
-  }
+  /** Claude Code's own sessions: this machine's through the local model, another host's through its autodeck. */
+  readonly claude: ClaudeRowActions;
 
   close(): void {
     if (this.staleTimer) clearInterval(this.staleTimer);

@@ -4,6 +4,7 @@ import { lastLine, runCall, type CallResult } from './call.js';
 import { nextPollDelay } from './backoff.js';
 import { SharedConnection, type Caller, type ConnectionSystem } from './connection.js';
 import type { HostIssue } from './issue.js';
+import { LIVE_RELIST_MS } from '../claudeSessions/watch.js';
 import { chooseCandidate, parseProbe, probeWords, versionNote } from './probe.js';
 import { clockSkew, parseRemoteStatus, type RemoteStatus } from './remote.js';
 import type { HostEntry } from './spec.js';
@@ -36,6 +37,11 @@ export interface HostSnapshot {
 export type LookOutcome =
   | { ok: true; status: RemoteStatus }
   | { ok: false; issue: HostIssue; reprobe?: boolean; replaceConnection?: boolean };
+
+/** The host's autodeck refused `--claude`: it is older than reading Claude Code's sessions over ssh. */
+export function claudeRefused(r: CallResult): boolean {
+  return r.code === 2 && /unknown flag --claude\b/.test(r.stderr);
+}
 
 /** Reads the result of `status --json --events-since N --modules` on the host. */
 export function lookOutcome(r: CallResult, program: RemoteProgram | undefined): LookOutcome {
@@ -87,6 +93,11 @@ export class HostPoller extends EventEmitter<{ change: []; events: [LoopEvent[]]
   private lastEventId = 0;
   private readonly abort = new AbortController();
   private readonly events: LoopEvent[] = [];
+  /** Whether the host's autodeck is asked for Claude Code's sessions there (one too old to know is not, after its first refusal). */
+  private claudeAsk = true;
+  /** The host's token for its Claude Code sessions as last listed, and when they were listed. */
+  private claudeToken: string | undefined;
+  private claudeListedAt = 0;
 
   constructor(readonly entry: HostEntry, private readonly opts: PollerOptions) {
     super();
@@ -149,11 +160,18 @@ export class HostPoller extends EventEmitter<{ change: []; events: [LoopEvent[]]
     try {
       const program = this.snap.program ?? (await this.findProgram());
       if (!program || this.closed) return;
-      const args = ['status', '--json', '--events-since', String(this.lastEventId), '--modules', ...(this.entry.roots ?? []).flatMap((r) => ['--root', r])];
+      const args = ['status', '--json', '--events-since', String(this.lastEventId), '--modules', ...this.claudeArgs(), ...(this.entry.roots ?? []).flatMap((r) => ['--root', r])];
       const started = this.now();
       const r = await this.call(execArgv(this.opts.ssh, this.entry, remoteCommand(program, args)), { deadlineMs: this.opts.deadlineMs ?? POLL_DEADLINE_MS });
       took = r.ms;
       if (this.closed) return;
+      if (this.claudeAsk && claudeRefused(r)) {
+        // an autodeck from before Claude Code's sessions were read over ssh: its loops still are
+        this.claudeAsk = false;
+        this.emit('note', `${this.entry.label}: its autodeck does not list Claude Code's sessions there; update it to see them`);
+        this.again = true;
+        return;
+      }
       const outcome = lookOutcome(r, program);
       if (outcome.ok) this.took(outcome.status, started, this.now());
       else await this.failed(outcome);
@@ -170,8 +188,29 @@ export class HostPoller extends EventEmitter<{ change: []; events: [LoopEvent[]]
     }
   }
 
-  private took(status: RemoteStatus, asked: number, answered: number): void {
+  /**
+   * `--claude`, with the token of the last listing unless it is time to list again anyway
+   * (a running session is listed at least once a minute, as here).
+   */
+  private claudeArgs(): string[] {
+    if (!this.claudeAsk) return [];
+    const live = (this.snap.status?.claude?.sessions ?? []).some((s) => s.session.pid !== undefined || s.session.status !== undefined);
+    const due = live && this.now() - this.claudeListedAt >= LIVE_RELIST_MS;
+    return ['--claude', ...(this.claudeToken && !due ? ['--claude-since', this.claudeToken] : [])];
+  }
+
+  private took(given: RemoteStatus, asked: number, answered: number): void {
     this.failures = 0;
+    let status = given;
+    const claude = given.claude;
+    if (claude) {
+      this.claudeToken = claude.token || undefined;
+      const before = this.snap.status?.claude;
+      // unchanged there: the sessions of the look before stand
+      if (claude.unchanged) status = { ...given, claude: before ? { ...before, token: claude.token, unchanged: false } : undefined };
+      else this.claudeListedAt = answered;
+      if (claude.unchanged && !before) this.claudeToken = undefined;
+    }
     const fresh = status.lastEventId < this.lastEventId ? status.events : status.events.filter((e) => (e.id ?? 0) > this.lastEventId);
     this.lastEventId = status.lastEventId;
     if (fresh.length > 0) {

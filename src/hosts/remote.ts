@@ -4,6 +4,7 @@ import type { LoopRow, LoopStatus, WaitingFor } from '../store/loops.js';
 import type { LastRun } from '../deck/deck.js';
 import type { LifecycleStatus } from '../protocol/modules.js';
 import { LOOP_STATUSES } from '../store/loops.js';
+import { parseRemoteClaude, type RemoteClaude } from './claudeRemote.js';
 
 /**
  * Another host's `status --json --events-since N --modules`, read as untrusted data: what
@@ -23,6 +24,10 @@ export interface RemoteStatus {
   events: LoopEvent[];
   lastEventId: number;
   modules: { dir: string; name: string; lifecycle: LifecycleStatus; lastRun?: LastRun | undefined }[];
+  /** Its home folder ('' when it did not say). */
+  home: string;
+  /** Claude Code's own sessions there, when asked and its autodeck knows how. */
+  claude?: RemoteClaude | undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -51,7 +56,8 @@ export function parseRemoteStatus(text: string): { ok: true; value: RemoteStatus
       loops, events, modules,
       recent: (Array.isArray(data.recent) ? data.recent : []).filter(isObject),
       version: str(data.version), host: str(data.host), now: str(data.now), tmuxSocket: str(data.tmuxSocket, 'autodeck'),
-      lastEventId: num(data.lastEventId),
+      lastEventId: num(data.lastEventId), home: str(data.home),
+      claude: parseRemoteClaude(data),
     },
   };
 }

@@ -3,6 +3,8 @@ import { shortAge } from '../deck/cells.js';
 import { isFailure, type HostIssue } from './issue.js';
 import type { HostSnapshot } from './poller.js';
 import { loopRowOf } from './remote.js';
+import { remoteClaudeEntry } from './claudeRemote.js';
+import { CLAUDE_ROW_PREFIX } from '../claudeSessions/rowActions.js';
 
 /**
  * The table's rows of one host, from what is known of it (pure). Row keys are the host's
@@ -11,6 +13,9 @@ import { loopRowOf } from './remote.js';
  */
 
 const SEP = '\t';
+
+/** A Claude Code session's place in a host's row keys: after the host, where a module's path goes (a path starts with `/`). */
+export const claudeRowDir = (sessionKey: string): string => `${CLAUDE_ROW_PREFIX}${sessionKey}`;
 
 export function remoteKey(label: string, dir: string): string {
   return `${label}${SEP}${dir}`;
@@ -71,6 +76,17 @@ export function hostRows(snap: HostSnapshot, now: number, memo: RowMemo): { rows
       key: remoteKey(label, l.taskDir), name: String(l.taskName || l.taskDir), lifecycle: 'unknown', host: label, here: false,
       loop: loopRowOf(l, snap.skewMs), ownerAlive: l.owner?.alive === true, ...(staleFor ? { staleFor } : {}),
     }));
+  }
+  // Claude Code's own sessions there (a session that is the agent of a loop there is that loop's row)
+  for (const c of status.claude?.sessions ?? []) {
+    if (c.loop) continue;
+    keep(JSON.stringify([c, snap.skewMs, staleFor, status.home]), () => {
+      const entry = remoteClaudeEntry(c, snap.skewMs, now);
+      return {
+        key: remoteKey(label, claudeRowDir(entry.session.key)), name: entry.session.name || entry.session.id || entry.session.key, lifecycle: 'unknown',
+        host: label, here: false, ownerAlive: true, claude: entry, ...(status.home ? { home: status.home } : {}), ...(staleFor ? { staleFor } : {}),
+      };
+    });
   }
   if (rows.length === 0) {
     const empty: HostIssue = { kind: 'empty', message: status.modules.length === 0 ? 'no task modules under its roots' : 'no loops' };

@@ -4,6 +4,7 @@ import { LOCAL_HOST } from './spec.js';
 import { HostPoller, type HostSnapshot } from './poller.js';
 import { sshConfigOf } from './sshConfig.js';
 import { ownVersion } from '../ownPackage.js';
+import { remoteClaudeJson } from './claudeRemote.js';
 
 /** One host's line in `hosts` of `status --json --host`. */
 export interface HostStatusJson {
@@ -30,8 +31,10 @@ export async function statusOfHosts(ctx: CommandContext): Promise<number> {
   const loops = [...local.loops.map(tag(LOCAL_HOST))];
   const recent = [...local.recent.map(tag(LOCAL_HOST))];
   const hosts: HostStatusJson[] = ctx.settings.local ? [{ host: LOCAL_HOST, state: 'ok', version: ownVersion() }] : [];
+  const claudeSessions = [...(local.claudeSessions ?? []).map(tag(LOCAL_HOST))];
   for (const s of snapshots) {
     const label = s.entry.label;
+    if (!s.issue) claudeSessions.push(...remoteClaudeJson(s, Date.now()));
     if (s.status && !s.issue) {
       loops.push(...(s.status.loops as unknown as Record<string, unknown>[]).map(tag(label)));
       recent.push(...s.status.recent.map(tag(label)));
@@ -41,8 +44,8 @@ export async function statusOfHosts(ctx: CommandContext): Promise<number> {
   }
   recent.sort((a, b) => String(b.endedAt ?? '').localeCompare(String(a.endedAt ?? '')));
   if (format === 'json') {
-    // Claude Code's own sessions: this machine's only (another host's are not read)
-    const claude = local.claudeSessions ? { claudeSessions: local.claudeSessions.map(tag(LOCAL_HOST)), ...(local.claudeNote ? { claudeNote: local.claudeNote } : {}) } : {};
+    // Claude Code's own sessions: this machine's and every host's that lists them
+    const claude = local.claudeSessions || claudeSessions.length > 0 ? { claudeSessions, ...(local.claudeNote ? { claudeNote: local.claudeNote } : {}) } : {};
     line(ctx.stdout, JSON.stringify({ loops, recent, ...claude, hosts }, null, 2));
     return EXIT.ok;
   }

@@ -54,7 +54,9 @@ const HUNG_RUNG: Record<string, string> = { interrupt: 'Esc', continue: 'the con
 const PROMPTS = new Set(['permission_prompt', 'yes_no_prompt', 'continue_prompt', 'question']);
 
 function nameOf(e: LoopEvent): string {
-  return e.taskName || e.taskDir.split(/[\\/]/).filter(Boolean).pop() || e.session;
+  const name = e.taskName || e.taskDir.split(/[\\/]/).filter(Boolean).pop() || e.session;
+  // read from another host: which one
+  return e.host ? `${e.host}:${name}` : name;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

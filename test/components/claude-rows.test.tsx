@@ -163,7 +163,8 @@ describe('Claude Code sessions in the table', () => {
     const hosts = new HostsModel(local, [], {
       ssh: { command: ['ssh'], controlDir: '/nonexistent', ...SSH_DEFAULTS }, baseMs: 60_000, showLocal: true, localVersion: '0.1.0', detachKey: 'C-q',
     });
-    expect(hosts.claude).toBe(local.claude);
+    // a row of this machine: the local model's entry and actions
+    expect(hosts.claude.entry('claude:aaaa-1')).toBe(local.claude!.entry('claude:aaaa-1'));
     app = renderApp({ model: hosts, columns: 120 });
     await app.waitForFrame((f) => f.includes('fix tests'), 'the rows');
     await app.type('j', 'a');

@@ -98,7 +98,7 @@ describe('a poller', () => {
     expect(p.snapshot.issue).toBeUndefined();
     expect(p.snapshot.program).toEqual({ path: '/home/u/.nvm/versions/node/v20/bin/autodeck', pathDir: '/home/u/.nvm/versions/node/v20/bin' });
     // the look: the remote status with its events since the last and the modules, one call
-    expect(fake.looks()[0]!.argv.at(-1)).toBe("PATH=/home/u/.nvm/versions/node/v20/bin:\"$PATH\"; export PATH; exec /home/u/.nvm/versions/node/v20/bin/autodeck status --json --events-since 0 --modules");
+    expect(fake.looks()[0]!.argv.at(-1)).toBe("PATH=/home/u/.nvm/versions/node/v20/bin:\"$PATH\"; export PATH; exec /home/u/.nvm/versions/node/v20/bin/autodeck status --json --events-since 0 --modules --claude");
     await vi.advanceTimersByTimeAsync(1000); // look 2: refused
     expect(p.snapshot.issue).toEqual({ kind: 'unreachable', message: 'ssh: connect to host gpu: Connection refused' });
     expect(p.snapshot.status?.loops).toHaveLength(1); // the last answer kept
