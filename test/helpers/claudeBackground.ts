@@ -50,7 +50,7 @@ export interface ClaudeBgOptions {
   port: number;
   /** Authenticate as a subscriber (usage-limit texts with a reset time). */
   oauth?: boolean;
-  /** A second HOME in the same workspace (a second daemon). */
+  /** A second HOME in the same workspace (a second daemon): `<name>/home`, its `claude` in `<name>/bin`. */
   name?: string;
   /** The project folder (default: `proj` in the workspace). */
   cwd?: string;
@@ -76,8 +76,8 @@ export function startClaudeBg(o: ClaudeBgOptions): ClaudeBg {
   writeClaudeConfig(home, cwd);
   const provider = claudeEnv({ home, port: o.port, ...(o.oauth ? { oauth: true } : {}) });
   const env: NodeJS.ProcessEnv = {
-    ...provider, ...o.env, PATH: `${binDir}${delimiter}${provider.PATH}`,
-    XDG_STATE_HOME: join(o.ws.dir, 'state'), XDG_CONFIG_HOME: join(o.ws.dir, 'config'),
+    ...provider, XDG_STATE_HOME: join(o.ws.dir, 'state'), XDG_CONFIG_HOME: join(o.ws.dir, 'config'),
+    ...o.env, PATH: `${binDir}${delimiter}${provider.PATH}`,
   };
   if (compareVersions(parseVersion(o.version)!, parseVersion(BG_INHERITS_PROVIDER_ENV)!) < 0) {
     // the test's own HOME: the only way the base URL reaches a background session of this release

@@ -116,9 +116,10 @@ export function descendants(pid: number): number[] {
 
 /**
  * Sets up the remote side in `dir` (a test's workspace folder) and starts its sshd.
- * `settings`: the remote autodeck's own config file (its roots are added).
+ * `settings`: the remote autodeck's own config file (its roots are added); `env`: more of
+ * the login session's environment (values without spaces: sshd's SetEnv).
  */
-export async function startRemoteHost(dir: string, opts: { settings?: Record<string, unknown>; name?: string } = {}): Promise<RemoteHost> {
+export async function startRemoteHost(dir: string, opts: { settings?: Record<string, unknown>; name?: string; env?: Record<string, string> } = {}): Promise<RemoteHost> {
   const base = join(dir, 'remote');
   mkdirSync(base, { recursive: true });
   const key = (name: string): unknown => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'autodeck-test', '-f', join(base, name)]);
@@ -144,7 +145,7 @@ export async function startRemoteHost(dir: string, opts: { settings?: Record<str
   const tmuxSocket = `adt-remote-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const env: Record<string, string> = {
     HOME: home, PATH: rbin, XDG_STATE_HOME: join(home, '.local', 'state'), XDG_CONFIG_HOME: join(home, '.config'),
-    AUTODECK_TMUX_SOCKET: tmuxSocket, LANG: 'C.UTF-8', NO_COLOR: '1',
+    AUTODECK_TMUX_SOCKET: tmuxSocket, LANG: 'C.UTF-8', NO_COLOR: '1', ...opts.env,
   };
   mkdirSync(join(env.XDG_CONFIG_HOME!, 'autodeck'), { recursive: true });
   writeFileSync(join(env.XDG_CONFIG_HOME!, 'autodeck', 'config.json'), JSON.stringify({

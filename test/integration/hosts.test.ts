@@ -3,11 +3,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { quote } from 'shell-quote';
-import { EventEmitter } from 'node:events';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
 import { startRemoteHost, sshdAvailable, type RemoteHost } from '../helpers/sshd.js';
 import { endRemoteLoops, remoteStatus } from '../helpers/remoteLoops.js';
 import { BIN, runCli } from '../helpers/cli.js';
+import { emptyLocal } from '../helpers/hostsModel.js';
 import { waitFor } from '../helpers/wait.js';
 import { HostsModel } from '../../src/hosts/model.js';
 import { remoteKey, hostKey } from '../../src/hosts/rows.js';
@@ -31,21 +31,6 @@ import { http } from '../helpers/http.js';
 
 const sshd = sshdAvailable();
 if (!sshd.ok) console.warn(`hosts tests skipped: ${sshd.reason}`);
-
-/** This machine's part of the model, empty: the test is about the other host. */
-function emptyLocal(): DashboardModel {
-  const none = new EventEmitter();
-  return {
-    settings: { maxIterations: 20, timeoutMinutes: 30, stallThreshold: 3, recoveryTotal: 10, backend: 'pty', detachKey: 'ctrl-q' },
-    getSnapshot: () => ({ rows: [] }),
-    subscribe: (l) => (none.on('x', l), () => none.off('x', l)),
-    getEventsVersion: () => 0,
-    subscribeEvents: (l) => (none.on('x', l), () => none.off('x', l)),
-    events: () => [], suggestion: () => ({ maxIterations: 20, timeoutMinutes: 30, basis: '', fromRuns: 0 }), runs: () => [],
-    start: () => ({ ok: false, message: 'local' }), stop: () => ({ ok: false, message: 'local' }), restart: () => ({ ok: false, message: 'local' }),
-    screen: () => undefined, summary: () => [], session: () => undefined, takeSession: () => undefined, runningHere: () => ({ pty: 0, tmux: 0 }),
-  };
-}
 
 describe.skipIf(!sshd.ok)('hosts over ssh (a loopback sshd)', () => {
   let ws: Workspace | undefined;
