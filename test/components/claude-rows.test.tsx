@@ -178,3 +178,58 @@ describe('Claude Code sessions in the table', () => {
     hosts.close();
   });
 });
+
+describe("another host's Claude Code sessions in the table", () => {
+  it('are rows of that host (HOST, ✻, the request); a answers, p sends, x stops, s adopts — each one call of its autodeck', async () => {
+    const calls: string[] = [];
+    const session = {
+      source: 'claude', key: 'dddd-4', sessionId: 'dddd-4', id: 'dddd4444', kind: 'background', name: 'train model', cwd: '/home/u/src/ml', pid: 99,
+      startedAt: new Date(Date.now() - 90_000).toISOString(), claude: { status: 'waiting', waitingFor: 'permission prompt', state: 'working', extra: {} },
+      request: { id: 3, kind: 'permission', text: 'Bash: pip install torch', askedAt: new Date().toISOString(), detail: { tool: 'Bash', command: 'pip install torch' } },
+      loop: null, adopted: null,
+    };
+    const answer = () => JSON.stringify({ loops: [], recent: [], version: '0.1.0', host: 'gpu', now: new Date().toISOString(), tmuxSocket: 'autodeck', events: [], lastEventId: 0, modules: [], home: '/home/u', claudeSessions: [session], claudeToken: '' });
+    const call = async (argv: readonly string[]) => {
+      const remote = argv.at(-1) ?? '';
+      if (remote.includes('autodeck-probe')) return { code: 0, stdout: 'autodeck-candidate\t/home/u/bin/autodeck\t/home/u/bin\t0.1.0\n', stderr: '', timedOut: false, ms: 1 };
+      if (argv.includes('-O')) return { code: 255, stdout: '', stderr: 'no socket', timedOut: false, ms: 1 };
+      if (remote.includes(' status ')) return { code: 0, stdout: answer(), stderr: '', timedOut: false, ms: 1 };
+      calls.push(remote.replace(/^.*exec \/home\/u\/bin\/autodeck /, ''));
+      if (remote.includes('claude answer')) Object.assign(session, { claude: { status: 'idle', state: 'working', extra: {} }, request: null });
+      return { code: 0, stdout: '', stderr: '', timedOut: false, ms: 1 };
+    };
+    const hosts = new HostsModel(new FakeModel([]), [{ label: 'gpu', destination: 'gpu' }], {
+      ssh: { command: ['ssh'], controlDir: '/nonexistent', ...SSH_DEFAULTS }, baseMs: 60_000, showLocal: true, localVersion: '0.1.0', detachKey: 'C-q', call,
+    });
+    app = renderApp({ model: hosts, columns: 140, rows: 30 });
+    const f = await app.waitForFrame((x) => x.includes('train model'), 'the host\'s session');
+    expect(f).toMatch(/✻ train model\s+gpu\s+\? needs you\s+bg\s+permission: Bas/);
+    expect(f).toContain("needs: permission: Bash: pip install torch  (a: answer)");
+    await app.type('a');
+    await app.waitForFrame((x) => x.includes('asks for permission'), 'the answer dialog');
+    await app.type('y');
+    await app.waitForFrame((x) => x.includes('allowed: dddd4444 on gpu'), 'the outcome, from the host');
+    // (the detail pane reads the session's recent screen there: claude logs)
+    const acts = () => calls.filter((c) => !c.startsWith('claude logs'));
+    expect(calls).toContain('claude logs -- dddd-4');
+    expect(acts()).toEqual(['claude answer --allow -- dddd-4']);
+    // the host ran the tool and is idle again: read at the look that follows the action
+    await app.waitForFrame((x) => /✻ train model\s+gpu\s+· idle/.test(x), 'idle, read again after the answer');
+    await app.type('p');
+    await app.waitForFrame((x) => x.includes('Enter send'), 'the prompt dialog');
+    await app.type('go on', KEYS.enter);
+    await app.waitForFrame(() => acts().length === 2, 'the prompt sent');
+    expect(acts()[1]).toBe("claude send -- dddd-4 'go on'");
+    await app.type('x');
+    await app.waitForFrame((x) => x.includes('claude stop: the session ends now'), 'the stop dialog');
+    await app.type('y');
+    await app.waitForFrame(() => acts().length === 3, 'the stop sent');
+    expect(acts()[2]).toBe('claude stop -- dddd-4');
+    await app.type('s');
+    await app.waitForFrame((x) => x.includes('Start a loop on train model'), 'the adopt dialog');
+    await app.type(KEYS.enter);
+    await app.waitForFrame(() => acts().length === 4, 'the adoption asked');
+    expect(acts()[3]).toBe('adopt --detach --max-iterations 20 --timeout 30 -- dddd-4');
+    hosts.close();
+  });
+});
