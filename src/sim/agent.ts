@@ -211,7 +211,7 @@ class Sim {
     if (sc.flood?.atIteration === n && !(await this.flood(sc.flood.lines))) return false;
     if (!(await sleep(sc.stepSeconds / 2, this.abort.signal))) return false;
     this.say(`  ⎿  ${STEP_TEXT[key].detail}`);
-    if (!(await sleep(sc.stepSeconds / 2, this.abort.signal))) return false;
+    if (!(await sleep(sc.stepSeconds / 4, this.abort.signal))) return false;
 
     const taken = takeResult(pos, sc, this.state);
     const routed = route(pos.step, pos.checkpoint, taken.result);
@@ -243,6 +243,9 @@ class Sim {
     this.lastResult = taken.result;
     this.pos = { step: routed.next, checkpoint: routed.checkpoint };
     this.iteration = last + 1;
+    // the rest of the step's time goes to reading the loop's files before the next one, as an
+    // agent does: a stop written because of this signal is seen before another step begins
+    await sleep(sc.stepSeconds / 4, this.abort.signal);
     return false;
   }
 
