@@ -8,6 +8,7 @@
  */
 
 import { boundedCopy, type Bounds } from '../format/bounded.js';
+import { jsonObjectOrUndefined } from '../format/jsonObject.js';
 
 export interface ClaudeSession {
   /** The key: the full session id (a UUID), else `id:<short>` or `pid:<n>` when Claude Code gave none. */
@@ -122,14 +123,8 @@ export interface JobState {
 
 /** A job's state.json, read leniently; undefined when it is not a JSON object. */
 export function parseJobState(text: string): JobState | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const o = raw as Record<string, unknown>;
+  const o = jsonObjectOrUndefined(text);
+  if (!o) return undefined;
   const updated = typeof o.updatedAt === 'string' ? Date.parse(o.updatedAt) : NaN;
   return {
     state: optStr(o.state), detail: optStr(o.detail), needs: optStr(o.needs),

@@ -1,3 +1,4 @@
+import { parseJsonObject } from '../format/jsonObject.js';
 /** Claude Code sends a few kilobytes; more than this is not an event. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 /** A hook run by hand, or by a caller that never closes stdin, must not hang. */
@@ -75,13 +76,9 @@ export type EventParse = { ok: true; event: Record<string, unknown> } | { ok: fa
 export function parseEvent(input: RawInput): EventParse {
   if (input.oversized) return { ok: false, reason: `the event on stdin is larger than ${MAX_EVENT_BYTES} bytes` };
   if (input.text.trim() === '') return { ok: false, reason: input.timedOut ? 'no event on stdin (timed out)' : 'no event on stdin' };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(input.text);
-  } catch {
-    return { ok: false, reason: `the event on stdin is not JSON${input.timedOut ? ' (timed out)' : ''}` };
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'the event on stdin is not a JSON object' };
+  const parsed = parseJsonObject(input.text);
+  if (!parsed.ok) return { ok: false, reason: `the event on stdin is ${parsed.problem}${parsed.problem === 'not JSON' && input.timedOut ? ' (timed out)' : ''}` };
+  const raw = parsed.value;
   return { ok: true, event: raw as Record<string, unknown> };
 }
 

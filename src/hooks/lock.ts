@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { removeIfPresent, writeFileAtomic } from '../protocol/atomic.js';
 import { agentFileText } from '../protocol/safeRead.js';
+import { jsonObjectOrUndefined } from '../format/jsonObject.js';
 
 /**
  * `TASK_DIR/.autodeck.lock`: which agent session drives a loop through its Stop
@@ -33,14 +34,8 @@ export function lockPath(taskDir: string): string {
 
 /** A lock file's content; undefined when it is not a lock (then anyone may take it). */
 export function parseLock(text: string): HookLock | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const o = raw as Record<string, unknown>;
+  const o = jsonObjectOrUndefined(text);
+  if (!o) return undefined;
   if (typeof o.owner !== 'string' || o.owner === '') return undefined;
   return {
     owner: o.owner,

@@ -5,6 +5,7 @@ import type { ClaudeRequestRow, RequestDetail } from '../claudeSessions/requests
 import { claudeView } from '../claudeSessions/view.js';
 import { claudeSessionJson } from '../claudeSessions/json.js';
 import { boundedCopy } from '../format/bounded.js';
+import { isJsonObject } from '../format/jsonObject.js';
 
 /**
  * Claude Code's sessions on another host, as its autodeck's `status --json --claude`
@@ -36,7 +37,7 @@ export interface RemoteSession {
 const MAX_SESSIONS = 500;
 const MAX_TEXT = 500;
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = isJsonObject;
 const str = (v: unknown, max = MAX_TEXT): string => (typeof v === 'string' ? v.slice(0, max) : '');
 const optStr = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.slice(0, MAX_TEXT) : undefined);
 const num = (v: unknown, d = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);

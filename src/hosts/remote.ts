@@ -5,6 +5,7 @@ import type { LastRun } from '../deck/deck.js';
 import type { LifecycleStatus } from '../protocol/modules.js';
 import { LOOP_STATUSES } from '../store/loops.js';
 import { parseRemoteClaude, type RemoteClaude } from './claudeRemote.js';
+import { isJsonObject } from '../format/jsonObject.js';
 
 /**
  * Another host's `status --json --events-since N --modules`, read as untrusted data: what
@@ -30,7 +31,7 @@ export interface RemoteStatus {
   claude?: RemoteClaude | undefined;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = isJsonObject;
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -3,6 +3,7 @@ import { readAgentFile } from './safeRead.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { describeValue as describe } from '../format/bounded.js';
+import { parseJsonObject } from '../format/jsonObject.js';
 
 /** The steps of an auto loop, in the order the auto loop's routing visits them. */
 export const STEPS = ['plan', 'check', 'exec', 'merge', 'report'] as const;
@@ -56,13 +57,9 @@ function oneOf<T extends string>(list: readonly T[], value: unknown): value is T
 /** Validates the text of a signal file against the lists of allowed values. */
 export function parseSignal(text: string): SignalParse {
   if (Buffer.byteLength(text, 'utf8') > MAX_SIGNAL_BYTES) return { ok: false, reason: `larger than ${MAX_SIGNAL_BYTES} bytes` };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { ok: false, reason: 'not JSON' };
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'not a JSON object' };
+  const parsed = parseJsonObject(text);
+  if (!parsed.ok) return { ok: false, reason: parsed.problem };
+  const raw = parsed.value;
   const o = raw as Record<string, unknown>;
   for (const field of ['step', 'result', 'next', 'checkpoint', 'timestamp']) {
     if (!(field in o)) return { ok: false, reason: `field "${field}" is missing` };
