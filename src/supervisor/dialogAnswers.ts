@@ -1,14 +1,15 @@
-import type { Dialog } from '../agents/dialogs.js';
+import type { Dialog, DialogAnswer } from '../agents/dialogs.js';
 import type { EventKind } from '../store/events.js';
 import type { WaitingFor } from '../store/loops.js';
 
 /**
- * Claude Code's own dialogs as decisions, not stalls: the first beat that sees one gives
- * the answer src/agents/dialogs.ts allows (the option that keeps things as they are, by its
- * label) or leaves it to a person ("needs you", with the dialog's words). A dialog still
- * there `retryBeats` unchanged beats after its answer is answered again, a few times, then
- * left to a person. Nothing here counts as a stall or spends the recovery budget. A
- * profile's dialog rules (Codex CLI, Gemini CLI): profileDialogAnswers.ts.
+ * Dialogs as decisions, not stalls: Claude Code's own (src/agents/dialogs.ts: the option
+ * that keeps things as they are, by its label, or left to a person with the dialog's
+ * words) and those a profile's rules answer at once (a menu that only hides the prompt,
+ * Codex's switch-model menu, Gemini CLI's sign-in with the key from the environment). The
+ * first beat that sees one gives its answer; one still there `retryBeats` unchanged beats
+ * later is answered again, a few times, then left to a person (the loop "needs you").
+ * Nothing here counts as a stall or spends the recovery budget.
  */
 
 export interface DialogHost {
@@ -19,12 +20,44 @@ export interface DialogHost {
   setWaiting(waiting: WaitingFor | null): void;
 }
 
+/** A dialog on screen, as this module handles it. */
+export interface ShownDialog {
+  /** Tells one dialog from another (with the screen's hash). */
+  id: string;
+  /** The writes that answer it; absent: a person must. */
+  keys?: readonly string[] | undefined;
+  /** The `dialog` event's fields: what it was and what was chosen. */
+  answered: Record<string, unknown>;
+  /** The line a person reads when it is left to them. */
+  ask: string;
+  /** When its answers did not take. */
+  notTaken: string;
+  /** More for the `needs_you` event. */
+  needsYou?: Record<string, unknown>;
+}
+
+const keysText = (keys: readonly string[]): string => keys.map((k) => JSON.stringify(k).slice(1, -1)).join(' ');
+
+/** One of Claude Code's dialogs. */
+export function claudeDialog(d: Dialog): ShownDialog {
+  const ask = `Claude Code asks: ${d.text}`.slice(0, 200);
+  return {
+    id: d.id, keys: d.keys, ask, notTaken: ask, needsYou: { dialog: d.id },
+    answered: { dialog: d.id, text: d.text, choice: d.choice, ...(d.keys ? { keys: keysText(d.keys) } : {}) },
+  };
+}
+
+/** A dialog a profile's rules answer at once. */
+export function profileDialog(a: DialogAnswer): ShownDialog {
+  return { id: `profile:${a.name}`, keys: a.keys, ask: `the ${a.name} asks`, notTaken: `the ${a.name} did not take its answer`, answered: { name: a.name, keys: keysText(a.keys) } };
+}
+
 /** How many times one dialog is answered before it is left to a person. */
 export const MAX_DIALOG_TRIES = 3;
 
 interface Current {
   key: string;
-  dialog: Dialog;
+  dialog: ShownDialog;
   beats: number;
   tries: number;
   asking: boolean;
@@ -35,8 +68,8 @@ export class DialogAnswers {
 
   constructor(private readonly host: DialogHost, private readonly retryBeats: number) {}
 
-  /** A beat that shows a dialog of the table (its screen hashed to `hash`); always handled. */
-  onDialog(dialog: Dialog, hash: string): true {
+  /** A beat that shows a dialog (its screen hashed to `hash`); always handled. */
+  onDialog(dialog: ShownDialog, hash: string): true {
     const key = `${dialog.id}|${hash}`;
     const cur = this.current;
     if (cur && cur.key === key) {
@@ -61,18 +94,14 @@ export class DialogAnswers {
   }
 
   private answer(cur: Current): void {
-    const { dialog } = cur;
-    this.host.event('dialog', {
-      dialog: dialog.id, text: dialog.text, choice: dialog.choice, keys: dialog.keys!.map((k) => JSON.stringify(k).slice(1, -1)).join(' '),
-      ...(cur.tries > 1 ? { retry: cur.tries } : {}),
-    });
-    this.host.sendKeys(dialog.keys!);
+    this.host.event('dialog', { ...cur.dialog.answered, ...(cur.tries > 1 ? { retry: cur.tries } : {}) });
+    this.host.sendKeys(cur.dialog.keys!);
   }
 
   private ask(cur: Current, reason: 'question' | 'answer_not_taken'): void {
     cur.asking = true;
-    const text = `Claude Code asks: ${cur.dialog.text}`.slice(0, 200);
+    const text = reason === 'question' ? cur.dialog.ask : cur.dialog.notTaken;
     this.host.setWaiting({ reason, text, since: new Date(this.host.wall()).toISOString() });
-    this.host.event('needs_you', { reason, text, dialog: cur.dialog.id, ...(reason === 'answer_not_taken' ? { tries: MAX_DIALOG_TRIES } : {}) });
+    this.host.event('needs_you', { reason, text, ...cur.dialog.needsYou, ...(reason === 'answer_not_taken' ? { tries: MAX_DIALOG_TRIES } : {}) });
   }
 }

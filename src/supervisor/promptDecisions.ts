@@ -5,9 +5,8 @@ import type { ApprovalPolicy, ApprovalRequest, PolicyContext } from '../policy/r
 import type { EventKind } from '../store/events.js';
 import type { WaitingFor } from '../store/loops.js';
 import { Approvals } from './approvals.js';
-import { DialogAnswers } from './dialogAnswers.js';
+import { DialogAnswers, claudeDialog, profileDialog } from './dialogAnswers.js';
 import { within } from './loopBoundary.js';
-import { ProfileDialogAnswers } from './profileDialogAnswers.js';
 import type { Look } from './screenLook.js';
 
 /** The approval policy of a loop and where its project is. */
@@ -29,10 +28,9 @@ export interface PromptHost {
 }
 
 /**
- * What the agent asks, decided before the stall logic: Claude Code's own dialogs
- * (dialogAnswers.ts), the dialogs the profile's rules answer at once
- * (profileDialogAnswers.ts), a question left to a person, and permission prompts by
- * the approval policy (approvals.ts).
+ * What the agent asks, decided before the stall logic: Claude Code's own dialogs and the
+ * dialogs the profile's rules answer at once (dialogAnswers.ts), a question left to a
+ * person, and permission prompts by the approval policy (approvals.ts).
  */
 export class PromptDecisions {
   /** Permission prompts as decisions; undefined in tests that predate it. */
@@ -40,7 +38,7 @@ export class PromptDecisions {
   /** Claude Code's own dialogs as decisions; only for its profile. */
   private readonly claudeDialogs: DialogAnswers | undefined;
   readonly consent: DialogConsent | undefined;
-  private readonly profileDialogs: ProfileDialogAnswers;
+  private readonly profileDialogs: DialogAnswers;
 
   constructor(private readonly host: PromptHost, profile: Profile, stallThreshold: number, approval?: ApprovalSetup) {
     const dialogHost = {
@@ -53,7 +51,7 @@ export class PromptDecisions {
       this.consent = approval?.consent ?? {};
       this.claudeDialogs = new DialogAnswers(dialogHost, Math.max(1, stallThreshold));
     }
-    this.profileDialogs = new ProfileDialogAnswers(dialogHost, Math.max(1, stallThreshold));
+    this.profileDialogs = new DialogAnswers(dialogHost, Math.max(1, stallThreshold));
     if (approval) {
       this.approvals = new Approvals({
         now: () => host.now(),
@@ -83,10 +81,10 @@ export class PromptDecisions {
    */
   decide(look: Look, hash: string, asked: () => { hook: ApprovalRequest | undefined; hookPending: boolean }): boolean {
     const kind: Classification['kind'] = look.classification.kind;
-    if (this.claudeDialogs && look.dialog) return this.claudeDialogs.onDialog(look.dialog, hash);
+    if (this.claudeDialogs && look.dialog) return this.claudeDialogs.onDialog(claudeDialog(look.dialog), hash);
     this.claudeDialogs?.onOther();
     const dialog = look.classification.dialog;
-    if (dialog?.when === 'now' && this.profileDialogs.onDialog(dialog, hash)) return true;
+    if (dialog?.when === 'now') return this.profileDialogs.onDialog(profileDialog(dialog), hash);
     this.profileDialogs.onOther();
     if (kind === 'question' && this.host.waitingFor()?.reason !== 'question') {
       const text = look.question ?? 'a question';
