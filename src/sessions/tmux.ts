@@ -1,14 +1,17 @@
-import { closeSync, constants, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { childProcess } from '../lazy.js';
 import type { Session, SessionExit, SessionFactory, SpawnSpec } from './session.js';
-import { buildSpawnCommand, checkSessionName, escapeTmuxFormat, planEnv, shQuote, tmuxChain, tmuxSessionName } from './tmuxCommand.js';
+import { ExitPoller } from './tmuxExitPoller.js';
+import { OutputPipe } from './tmuxOutputPipe.js';
+import { buildSpawnCommand, checkSessionName, escapeTmuxFormat, planEnv, tmuxChain, tmuxSessionName } from './tmuxCommand.js';
 import {
-  clientEnv, clientOf, exitOf, globalArgs, nudge, PANE_FORMAT, panesOf, parsePanes, serverEnv, tmux, tmuxAsync, tmuxRaw,
+  clientEnv, clientOf, exitOf, globalArgs, nudge, panesOf, serverEnv, tmux, tmuxRaw,
   type Client, type PaneState, type TmuxOptions,
 } from './tmuxServer.js';
+
+export { EXIT_POLL_MS } from './tmuxExitPoller.js';
 
 /**
  * The `tmux` backend: each agent in a detached tmux session on a private
@@ -44,111 +47,10 @@ import {
 /** The pty backend's screen. */
 const DEFAULT_COLS = 120;
 const DEFAULT_ROWS = 40;
-/**
- * How often panes are checked for an exited agent. One asynchronous `list-panes -a` per
- * tmux server covers all of its sessions (a few ms of a short-lived process), so the cost
- * does not grow with the number of loops; a quarter second is quick enough for a restart.
- */
-export const EXIT_POLL_MS = 250;
 /** Bytes per `send-keys -H` call: three bytes of command per byte typed. */
 const WRITE_CHUNK_BYTES = 2048;
 /** The exit code reported when the session vanished (killed from outside): the status is unknown. */
 export const VANISHED_EXIT_CODE = -1;
-
-/** One exit poll per tmux server, for all of its sessions watched by this process. */
-class ExitPoller {
-  private static readonly all = new Map<string, ExitPoller>();
-  private readonly watched = new Map<TmuxSession, number>();
-  private ticks = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
-
-  private constructor(private readonly client: Client) {}
-
-  static of(c: Client): ExitPoller {
-    const key = `${c.program}\0${c.socket}`;
-    let p = ExitPoller.all.get(key);
-    if (!p) ExitPoller.all.set(key, (p = new ExitPoller(c)));
-    return p;
-  }
-
-  add(s: TmuxSession): void {
-    this.watched.set(s, this.ticks);
-    this.arm();
-  }
-
-  remove(s: TmuxSession): void {
-    this.watched.delete(s);
-    if (this.watched.size === 0 && this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-  }
-
-  private arm(): void {
-    if (this.timer || this.busy || this.watched.size === 0) return;
-    this.timer = setTimeout(() => void this.tick(), EXIT_POLL_MS);
-    // Agents in tmux do not depend on this process: polling alone does not keep it alive.
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = undefined;
-    this.busy = true;
-    const tick = ++this.ticks;
-    const r = await tmuxAsync(this.client, [['list-panes', '-a', '-F', PANE_FORMAT]]);
-    this.busy = false;
-    // A session added while the call ran may be missing from its answer: judged next time.
-    const judged = [...this.watched].filter(([, since]) => since < tick).map(([s]) => s);
-    if ('out' in r) {
-      const panes = new Map(parsePanes(r.out).map((p) => [p.paneId, p]));
-      for (const s of judged) s.observe(panes.get(s.paneId));
-    } else if (r.err.gone) {
-      for (const s of judged) s.observe(undefined);
-    } // else: a failed call (timeout, fork): try again
-    this.arm();
-  }
-}
-
-/** A named pipe fed by `pipe-pane`: the pane's raw output while someone listens. */
-class OutputPipe {
-  private readonly dir: string;
-  private readonly socket: net.Socket;
-
-  constructor(private readonly client: Client, private readonly paneId: string, onData: (data: string) => void) {
-    this.dir = mkdtempSync(join(tmpdir(), 'autodeck-tmux-'));
-    const fifo = join(this.dir, 'output');
-    let fd: number | undefined;
-    try {
-      childProcess().execFileSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' });
-      // Read-write so that opening never blocks and no writer's exit ends the stream.
-      fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-      this.socket = new net.Socket({ fd, readable: true, writable: false });
-      this.socket.setEncoding('utf8');
-      this.socket.on('data', (d: string) => onData(d));
-      this.socket.on('error', () => { /* closed under us: no more output */ });
-      this.socket.unref();
-      // Run by /bin/sh, expanded as a format first. Once we are gone, cat dies of SIGPIPE.
-      tmux(this.client, [['pipe-pane', '-t', paneId, escapeTmuxFormat(`exec cat > ${shQuote(fifo)}`)]]);
-    } catch (err) {
-      if (fd !== undefined) {
-        try {
-          closeSync(fd);
-        } catch { /* owned by the socket */ }
-      }
-      rmSync(this.dir, { recursive: true, force: true });
-      throw err;
-    }
-  }
-
-  close(): void {
-    try {
-      tmux(this.client, [['pipe-pane', '-t', this.paneId]]);
-    } catch { /* pane gone */ }
-    this.socket.destroy();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
 
 /**
  * An agent in a tmux session. Besides `Session`: `paneId`, `socket`, and `detach()`,

@@ -4,7 +4,8 @@ import type { LoopRow } from '../store/loops.js';
 import type { EventKind } from '../store/events.js';
 import type { Outcome } from '../store/runs.js';
 import type { StopReason } from '../protocol/stopFile.js';
-import { Watchdog } from './watchdog.js';
+import type { Watchdog } from './watchdog.js';
+import { loopWatchdog } from './loopWatchdog.js';
 import { LoopRowWriter } from './loopRowWriter.js';
 import { applySignal } from './limits.js';
 import type { LoopDeps, LoopSpec } from './loopSpec.js';
@@ -94,26 +95,12 @@ export class Loop {
       row: rowOf, patch, event, tx: (fn) => this.rows.tx(fn), storeTx: (fn) => deps.store.tx(fn), later: (ms, fn) => this.timers.later(ms, fn),
       agent: this.agent, restartLimit: spec.settings.restartLimit, settled: () => this.over || this.stopping, fail: () => this.fail(),
     });
-    this.watchdog = new Watchdog({
-      taskDir: row.taskDir,
-      now: () => deps.clock.mono(),
-      wall: () => deps.clock.wall(),
-      session: () => this.agent.session,
-      row: rowOf,
-      patch,
-      patchLater,
-      event,
-      requestStop: (reason) => this.requestStop(reason),
-      fail: (message, code) => this.fail(message, code),
-      agentPid: () => this.agent.pid,
-      restartAgent: (extraArgs, detail) => this.restarts.hung(extraArgs, detail),
-      later: (ms, fn) => this.timers.later(ms, fn),
-      agentState: () => this.agent.state(),
-      agentRequest: () => this.agent.request(),
-      recentAgentRequest: () => this.agent.recentRequest(),
+    this.watchdog = loopWatchdog({
+      taskDir: row.taskDir, row: rowOf, patch, patchLater, event, session: () => this.agent.session, agent: this.agent,
+      requestStop: (reason) => this.requestStop(reason), fail: (message, code) => this.fail(message, code),
+      restartHung: (extraArgs, detail) => this.restarts.hung(extraArgs, detail), later: (ms, fn) => this.timers.later(ms, fn),
       continuation: () => this.verify.takeMessage(),
-      agentRecord: spec.agentFiles ? () => spec.agentFiles!.record(this.agent.pid) : undefined,
-    }, spec.profile, spec.limits, spec.transcriptDir, spec.approval);
+    }, spec, deps);
     this.verify = loopVerifyGate({
       enter, row: rowOf, patch, event, tx: (fn) => this.rows.tx(fn), wall: () => deps.clock.wall(),
       record: (r) => deps.store.verifies.record(r), later: (ms, fn) => this.timers.later(ms, fn, 'verify'),
