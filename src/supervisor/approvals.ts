@@ -117,14 +117,10 @@ export class Approvals {
     const known = chooseRequest(seen);
     const request = this.agent === 'claude' && (!known || known.tool === 'unknown') ? unknownPrompt(seen) : known;
     if (!request) return false;
-    const what = `${request.tool}|${request.command ?? request.path ?? request.url ?? request.text}`;
-    const key = `${seen.hash}|${what}`;
+    // one prompt is one request, however its screen is redrawn meanwhile (a clock, a hint):
+    // decided and said once, answered again only after retryBeats beats still showing it
+    const key = `${request.tool}|${request.command ?? request.path ?? request.url ?? request.text}`;
     const cur = this.current;
-    // the same request still left to a person, its screen redrawn (a clock, a hint): the same ask, said once
-    if (cur && cur.key !== key && cur.outcome.decision === 'ask' && cur.key.endsWith(`|${what}`)) {
-      cur.key = key;
-      return true;
-    }
     if (cur && cur.key === key) {
       if (this.asking) return true;
       cur.beats++;

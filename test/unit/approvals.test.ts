@@ -211,6 +211,30 @@ describe('a permission prompt is a decision, not a stall', () => {
     expect(r.row().recoveryTotal).toBe(0);
   });
 
+  it('one prompt is one request however its screen is redrawn (a clock, a hint): asked once, answered once per retry', () => {
+    // a prompt left to a person, redrawn every beat: one "needs you"
+    const asked = rig(policy({ rules: [{ ask: 'Bash(docker *)' }] }));
+    for (let i = 0; i < 12; i++) {
+      asked.show([...promptFor('docker system prune -af'), `  ${i}s`]);
+      asked.beat();
+    }
+    expect(asked.kinds('needs_you')).toHaveLength(1);
+    expect(asked.writes).toEqual([]);
+    // an allowed one whose screen moves after the answer: not answered again at once
+    const allowed = rig();
+    allowed.show(promptFor('make build'));
+    allowed.beat();
+    allowed.show([...promptFor('make build'), '  (thinking)']);
+    allowed.beat();
+    expect(allowed.writes).toEqual(['\r']);
+    for (let i = 0; i < 30; i++) {
+      allowed.show([...promptFor('make build'), `  ${i}`]);
+      allowed.beat();
+    }
+    expect(allowed.kinds('approval').map((d) => d.retry)).toEqual([undefined, 2, 3]);
+    expect(allowed.row().waitingFor).toMatchObject({ reason: 'answer_not_taken' });
+  });
+
   it('a question the agent asks makes the row need you, with its text', () => {
     const r = rig();
     r.show(screen('question-tool'));
