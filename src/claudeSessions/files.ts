@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeDir } from '../paths.js';
+import { pidAlive } from '../pidAlive.js';
+
+export { pidAlive };
 import { parseJobState, type JobState } from './listing.js';
 
 /**
@@ -57,15 +60,6 @@ export function watchedFingerprint(configDir: string, watchJobs: readonly string
   for (const id of watchJobs) parts.push(`job ${id}=${statKey(join(configDir, 'jobs', id, 'state.json'))}`);
   for (const pid of watchPids) parts.push(`pid ${pid}=${pidAlive(pid) ? 1 : 0}`);
   return parts.join('\n');
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** A background job's state.json (`detail`, `needs`, when it changed); undefined when absent or unreadable. */

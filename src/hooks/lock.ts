@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { removeIfPresent, writeFileAtomic } from '../protocol/atomic.js';
 import { agentFileText } from '../protocol/safeRead.js';
 import { jsonObjectOrUndefined } from '../format/jsonObject.js';
+import { pidAlive } from '../pidAlive.js';
 
 /**
  * `TASK_DIR/.autodeck.lock`: which agent session drives a loop through its Stop
@@ -90,13 +91,4 @@ export function releaseLock(taskDir: string, owner: string): void {
  */
 export function holderGone(lock: HookLock, host: string, alive: (pid: number) => boolean = pidAlive): boolean {
   return lock.host === host && lock.pid > 0 && !alive(lock.pid);
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,18 +1,11 @@
 import type { LoopRow } from '../store/loops.js';
+import { pidAlive as isPidAlive } from '../pidAlive.js';
+
+export { isPidAlive };
 
 /** Another host's owner is presumed gone after this long without a heartbeat. */
 export const OWNER_LEASE_MS = 5 * 60_000;
 
-/** Whether a process with this pid exists here (EPERM: it exists, it is just not ours). */
-export function isPidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Whether a loop's owner is still there: on this host, its pid is alive; on another

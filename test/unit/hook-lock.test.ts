@@ -3,9 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  holderGone, LOCK_FILE, LOCK_STALE_MS, lockDecision, lockOwner, makeLock, parseLock, pidAlive, readLock, releaseLock, writeLock,
+  holderGone, LOCK_FILE, LOCK_STALE_MS, lockDecision, lockOwner, makeLock, parseLock, readLock, releaseLock, writeLock,
   type HookLock,
 } from '../../src/hooks/lock.js';
+import { pidAlive } from '../../src/pidAlive.js';
 
 const NOW = Date.parse('2026-11-22T05:00:00.000Z');
 const lock = (o: Partial<HookLock> = {}): HookLock => ({
