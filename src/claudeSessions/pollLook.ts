@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import { claudeConfigDir, pidAlive, sessionFolders, watchedFingerprint } from './files.js';
-import { claudeProgram, claudeSessionJson, readClaudeSessions, type ClaudeSessionJson } from './json.js';
+import type { ClaudeSessionJson } from './json.js';
 import { ClaudeRequestStore } from './requests.js';
 import { ClaudeAdoptedStore } from './adopted.js';
 
@@ -69,6 +69,8 @@ export async function claudePollJson(store: Store, agent: readonly string[], sin
   }
   // Claude Code has no session files: nothing to ask (and nothing runs)
   if (folders === '') return { claudeSessions: [], claudeToken: claudeToken(digestOf([folders, '', db]), [], []) };
+  // (the listing's code loads only when there is something to list: a quiet look stays a few stats)
+  const { claudeProgram, claudeSessionJson, readClaudeSessions } = await import('./json.js');
   const { entries, note } = await readClaudeSessions(store, claudeProgram(agent), env, { record: true });
   const live = entries.filter((e) => e.view.live).map((e) => e.session);
   const jobs = live.map((s) => s.id).filter((id) => /^[A-Za-z0-9_-]{1,64}$/.test(id));

@@ -8,8 +8,10 @@ import { EXIT } from './context.js';
  *
  * - `status --format tmux [--db PATH]`, run by tmux every few seconds: no settings table,
  *   one query, unless a settings file must be read in full to find the db;
- * - `status [--json] [--iterations] [--format F] [--db PATH]`: the settings resolved as the
- *   full CLI does (a bad settings file is still exit 2), then the status command.
+ * - `status [--json] [--iterations] [--format F] [--db PATH]`, and a dashboard's look at this
+ *   host over ssh (`--events-since ID --modules --claude [--claude-since TOKEN]`): the
+ *   settings resolved as the full CLI does (a bad settings file is still exit 2), then the
+ *   status command.
  */
 export async function quickStatus(argv: string[]): Promise<number | undefined> {
   if (argv[0] !== 'status') return undefined;
@@ -35,12 +37,12 @@ function quickStatusFlags(argv: string[]): Record<string, unknown> | undefined {
       options: {
         json: { type: 'boolean' }, db: { type: 'string' }, iterations: { type: 'boolean' }, format: { type: 'string' },
         // what a dashboard reading this host over ssh asks, each look
-        'events-since': { type: 'string' }, modules: { type: 'boolean' },
+        'events-since': { type: 'string' }, modules: { type: 'boolean' }, claude: { type: 'boolean' }, 'claude-since': { type: 'string' },
       },
     });
     if (positionals.length !== 1) return undefined;
-    const { 'events-since': eventsSince, ...rest } = values;
-    return eventsSince === undefined ? rest : { ...rest, eventsSince };
+    const { 'events-since': eventsSince, 'claude-since': claudeSince, ...rest } = values;
+    return { ...rest, ...(eventsSince !== undefined ? { eventsSince } : {}), ...(claudeSince !== undefined ? { claudeSince } : {}) };
   } catch {
     return undefined;
   }
