@@ -121,13 +121,18 @@ export async function historyCommand(ctx: CommandContext): Promise<number> {
   return history(ctx, claude);
 }
 
+/** `claude:<session id>`: an adopted Claude Code session's runs, not a folder. */
+const CLAUDE_KEY = /^claude:[A-Za-z0-9._:-]{1,100}$/;
+
 export function history(ctx: CommandContext, claude?: { sessions: unknown[]; lines: string[] }): number {
   const last = ctx.flags.last === undefined ? HISTORY_RUNS : Number(ctx.flags.last);
   if (!Number.isInteger(last) || last < 1) throw new CliError(`autodeck: --last: ${String(ctx.flags.last)} is not a whole number >= 1`);
-  const taskDir = ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'history') : undefined;
+  // an adopted Claude Code session's runs are filed under `claude:<session id>` (what a dashboard on another host asks for)
+  const claudeKey = ctx.args.length === 1 && CLAUDE_KEY.test(ctx.args[0]!) ? ctx.args[0] : undefined;
+  const taskDir = claudeKey ?? (ctx.args.length > 0 ? taskDirArg(ctx.args, ctx.cwd, 'history') : undefined);
   const store = Store.open(ctx.settings.db);
   try {
-    if (taskDir !== undefined) requireKnownTaskDir(store, taskDir, ctx.args[0]!, 'history');
+    if (taskDir !== undefined && !claudeKey) requireKnownTaskDir(store, taskDir, ctx.args[0]!, 'history');
     const runs = store.runs.list(last, taskDir);
     const suggestion = taskDir === undefined ? null : suggestionFor(store, taskDir, ctx.settings);
     const perIteration = ctx.flags.iterations === true;

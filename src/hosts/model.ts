@@ -204,7 +204,6 @@ export class HostsModel implements DashboardModel, HostsView {
   runs(key: string, limit: number): RunRow[] {
     const r = this.remote(key);
     if (!r) return this.local.runs(key, limit);
-    if (this.isRemoteClaude(key)) return [];
     this.fetchHistory(key, r);
     return (this.histories.get(key)?.runs ?? []).slice(0, limit);
   }

@@ -159,6 +159,14 @@ describe.skipIf(skip !== undefined)(claudeTitle("Claude Code's sessions on anoth
     await rowState(idle, (r) => r.claude!.view.phase === 'stopped', 'stopped', 60_000);
     expect((await c.agents(true)).find((a) => a.id === idle)).toMatchObject({ state: 'stopped' });
 
+    // the adopted one stopped: its governor there ends the adoption; its run is in that host's history, read from here
+    expect(await m.claude.stop(askingRow.key)).toMatchObject({ ok: true });
+    const runs = await waitFor(() => {
+      const got = m.runs(askingRow.key, 10);
+      return got.length > 0 ? got : undefined;
+    }, "the adoption's run in the host's history", 90_000, 500);
+    expect(runs[0]).toMatchObject({ taskDir: `claude:${askedId}`, outcome: 'stopped', maxIterations: 3 });
+
     // the shared connection is this user's, in its private folder
     expect(existsSync(controlSocket(ssh, spec.value))).toBe(true);
   }, 600_000);
