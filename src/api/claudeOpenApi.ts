@@ -6,7 +6,7 @@
 const error = { $ref: '#/components/responses/Error' };
 const id = {
   name: 'id', in: 'path', required: true,
-  description: 'A Claude Code session: the short id of a background session (`claude agents` lists it) or the full session id.',
+  description: 'A Claude Code session: the short id of a background session (`claude agents` lists it) or the full session id; in a dashboard over several hosts, a session of another host too (acted on through its autodeck over ssh).',
   schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' },
 };
 const session = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ClaudeSession' } } } });
@@ -59,7 +59,7 @@ export const CLAUDE_PATHS = {
           answers: { type: 'object', additionalProperties: { type: 'string' }, description: 'For a question: the answer per question text.' },
         },
       }),
-      responses: { 200: done('Answered: the hook hands it to Claude Code.'), 400: error, 401: error, 404: error, 409: error, 503: error },
+      responses: { 200: done('Answered: the hook hands it to Claude Code.'), 202: done('A session of another host: the answer goes to its autodeck over ssh; what came of it is on the event stream.'), 400: error, 401: error, 404: error, 409: error, 503: error },
     },
   },
   '/api/claude-sessions/{id}/adopt': {
@@ -68,7 +68,7 @@ export const CLAUDE_PATHS = {
       operationId: 'adoptClaudeSession',
       summary: 'Govern a background session like a loop: iterations (turns), timeout, budget, approval policy, usage-limit resume',
       requestBody: body({ type: 'object', properties: { maxIterations: { type: 'integer', minimum: 1, maximum: 1000 }, timeoutMinutes: { type: 'number', exclusiveMinimum: 0, maximum: 1440 } } }),
-      responses: { 201: session('Adopted.'), 400: error, 401: error, 404: error, 409: error, 503: error },
+      responses: { 201: session('Adopted.'), 202: done('A session of another host: adopted there by its autodeck (adopt --detach), over ssh.'), 400: error, 401: error, 404: error, 409: error, 503: error },
     },
   },
 } as const;
@@ -96,6 +96,9 @@ export const CLAUDE_SCHEMAS = {
       claude: { type: 'object' },
       loop: { type: ['string', 'null'], description: 'The task folder of the autodeck loop whose agent this session is.' },
       adopted: { type: ['object', 'null'] },
+      updatedAt: { type: ['string', 'null'], format: 'date-time', description: 'When Claude Code last said its state changed.' },
+      request: { type: ['object', 'null'], description: 'The request autodeck\'s PermissionRequest hook holds open: id, kind, text, askedAt, detail (a question\'s options).' },
+      host: { type: 'string', description: '`local`, or the host it runs on (a dashboard over several hosts).' },
     },
   },
 } as const;

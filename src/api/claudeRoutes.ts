@@ -4,6 +4,9 @@ import { claudeServiceOf, type AnswerInput, type ClaudeService } from '../claude
 import { claudeSessionJson } from '../claudeSessions/json.js';
 import { ActionError } from '../claudeSessions/actions.js';
 import { AdoptError } from '../claudeSessions/adoption.js';
+import type { ClaudeEntry } from '../claudeSessions/watch.js';
+import type { ActionResult } from '../claudeSessions/rowActions.js';
+import { LOCAL } from './hosts.js';
 
 /**
  * Claude Code's own sessions over the REST API (docs/claude-sessions.md): list them, and
@@ -35,45 +38,68 @@ function failed(err: unknown): never {
   throw err;
 }
 
+/** A session of another host (a dashboard over several), when this machine has none by that id. */
+function remote(ctx: RequestContext, key: string): { key: string; host: string; entry: ClaudeEntry } | undefined {
+  if (claudeServiceOf(ctx.deps.supervisor)?.find(key)) return undefined;
+  return ctx.deps.hosts?.remoteClaudeSessions().find(({ entry: { session: x } }) => x.sessionId === key || x.key === key || (x.id !== '' && x.id === key));
+}
+
+const remoteJson = (ctx: RequestContext, r: { host: string; entry: ClaudeEntry }): Record<string, unknown> => ({ ...claudeSessionJson(r.entry, ctx.deps.now()), host: r.host });
+
+/** What the other host's autodeck said of an action: done, or refused with its words (409). */
+function remoteDone(r: ActionResult, body: Record<string, unknown>, status = 202): Reply {
+  if (!r.ok) throw new HttpError(409, excerpt(r.message, 400));
+  return { status, body: { ...body, ...(r.message ? { said: r.message } : {}) } };
+}
+
 function one(ctx: RequestContext): Reply {
-  const s = service(ctx);
-  const e = s.find(id(ctx.params[0]));
+  const key = id(ctx.params[0]);
+  const r = remote(ctx, key);
+  if (r) return { status: 200, body: remoteJson(ctx, r) };
+  const e = service(ctx).find(key);
   if (!e) throw new HttpError(404, `no Claude Code session ${excerpt(ctx.params[0], 60)}`);
   return { status: 200, body: claudeSessionJson(e, ctx.deps.now()) };
 }
 
 function list(ctx: RequestContext): Reply {
-  const s = service(ctx);
-  const snap = s.watch.snapshot();
-  return { status: 200, body: { sessions: snap.entries.map((e) => claudeSessionJson(e, ctx.deps.now())), note: snap.note || null } };
+  const others = (ctx.deps.hosts?.remoteClaudeSessions() ?? []).map((r) => remoteJson(ctx, r));
+  const s = claudeServiceOf(ctx.deps.supervisor);
+  if (!s && others.length === 0) service(ctx);
+  const snap = s?.watch.snapshot();
+  return { status: 200, body: { sessions: [...(snap?.entries ?? []).map((e) => ({ ...claudeSessionJson(e, ctx.deps.now()), host: LOCAL })), ...others], note: snap?.note || null } };
 }
 
 async function stop(ctx: RequestContext): Promise<Reply> {
-  const s = service(ctx);
   const key = id(ctx.params[0]);
+  const r = remote(ctx, key);
+  if (r) return remoteDone(await ctx.deps.hosts!.claude.stop(r.key), { id: key, host: r.host, stopped: true });
+  const s = service(ctx);
   await s.stop(key).catch(failed);
   return { status: 202, body: { id: key, stopped: true } };
 }
 
 async function remove(ctx: RequestContext): Promise<Reply> {
-  const s = service(ctx);
   const key = id(ctx.params[0]);
+  const r = remote(ctx, key);
+  if (r) throw new HttpError(409, `${key} is on ${r.host}: remove it there (autodeck claude rm ${key})`);
+  const s = service(ctx);
   await s.remove(key).catch(failed);
   return { status: 200, body: { id: key, removed: true } };
 }
 
 async function send(ctx: RequestContext): Promise<Reply> {
-  const s = service(ctx);
   const key = id(ctx.params[0]);
   const body = await readJsonObject(ctx.req);
   if (typeof body.prompt !== 'string' || body.prompt.trim() === '') throw new HttpError(400, 'prompt must be a non-empty string');
+  const r = remote(ctx, key);
+  if (r) return remoteDone(await ctx.deps.hosts!.claude.send(r.key, body.prompt), { id: r.entry.session.id, sessionId: r.entry.session.sessionId, host: r.host, sent: true });
+  const s = service(ctx);
   const short = await s.send(key, body.prompt).catch(failed);
   const e = s.find(key);
   return { status: 202, body: { id: short, sessionId: e?.session.sessionId ?? null, sent: true } };
 }
 
 async function answer(ctx: RequestContext): Promise<Reply> {
-  const s = service(ctx);
   const key = id(ctx.params[0]);
   const body = await readJsonObject(ctx.req);
   const input: AnswerInput = {};
@@ -94,6 +120,10 @@ async function answer(ctx: RequestContext): Promise<Reply> {
     if (typeof a !== 'object' || a === null || Array.isArray(a) || Object.values(a).some((v) => typeof v !== 'string')) throw new HttpError(400, 'answers must map each question to a string');
     input.answers = a as Record<string, string>;
   }
+  const r = remote(ctx, key);
+  // (on another host the answer goes out over ssh: what came of it is in the event stream)
+  if (r) return remoteDone(ctx.deps.hosts!.claude.answer(r.key, input), { id: key, host: r.host, answering: true });
+  const s = service(ctx);
   const given = (() => {
     try {
       return s.answer(key, input, 'a person through the API');
@@ -106,7 +136,6 @@ async function answer(ctx: RequestContext): Promise<Reply> {
 
 function adopt(ctx: RequestContext): Promise<Reply> {
   return (async () => {
-    const s = service(ctx);
     const key = id(ctx.params[0]);
     const body = await readJsonObject(ctx.req);
     const limits: { maxIterations?: number; timeoutMinutes?: number } = {};
@@ -120,6 +149,9 @@ function adopt(ctx: RequestContext): Promise<Reply> {
       if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 1440) throw new HttpError(400, 'timeoutMinutes must be a number of minutes above 0 and at most 1440');
       limits.timeoutMinutes = v;
     }
+    const r = remote(ctx, key);
+    if (r) return remoteDone(ctx.deps.hosts!.claude.adopt(r.key, limits), { id: key, host: r.host, adopting: true });
+    const s = service(ctx);
     try {
       s.adopt(key, limits);
     } catch (err) {

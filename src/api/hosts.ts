@@ -1,5 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { LoopEvent } from '../store/events.js';
+import type { ClaudeEntry } from '../claudeSessions/watch.js';
+import type { ClaudeRowActions } from '../claudeSessions/rowActions.js';
 
 /** This machine's name in the API's `host` fields, as in `status --json --host`. */
 export const LOCAL = 'local';
@@ -22,4 +24,8 @@ export interface HostsView {
   hostStatus(): HostStatus[];
   /** 'event' for each event read from another host, with its `host`. */
   readonly remoteEvents: EventEmitter<{ event: [LoopEvent] }>;
+  /** Claude Code's sessions on the other hosts, as last read: each row's key, host and entry. */
+  remoteClaudeSessions(): { key: string; host: string; entry: ClaudeEntry }[];
+  /** The actions on them (over ssh, through each host's autodeck). */
+  readonly claude: ClaudeRowActions;
 }

@@ -18,6 +18,7 @@ import { attachWords, historyWords, parseHistory, startWords, stopWords } from '
 import type { HostStatus, HostsView } from '../api/hosts.js';
 import { CLAUDE_ROW_PREFIX, type ClaudeRowActions } from '../claudeSessions/rowActions.js';
 import { hostsClaudeActions } from './claudeActions.js';
+import type { ClaudeEntry } from '../claudeSessions/watch.js';
 import { remoteClaudeJson } from './claudeRemote.js';
 
 /** An action on another host (start, stop, history): the connection and the remote start included. */
@@ -311,6 +312,10 @@ export class HostsModel implements DashboardModel, HostsView {
         claudeSessions: remoteClaudeJson(s, this.now()),
       };
     });
+  }
+
+  remoteClaudeSessions(): { key: string; host: string; entry: ClaudeEntry }[] {
+    return this.pollers.flatMap((p) => (this.rowsOf.get(p.entry.label) ?? []).flatMap((r) => (r.claude ? [{ key: r.key, host: p.entry.label, entry: r.claude }] : [])));
   }
 
   runningHere(): { pty: number; tmux: number } {

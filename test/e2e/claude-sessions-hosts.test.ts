@@ -19,6 +19,10 @@ import type { Notice } from '../../src/deck/model.js';
 import type { DeckRow } from '../../src/deck/deck.js';
 import type { LoopEvent } from '../../src/store/events.js';
 import type { Session } from '../../src/sessions/session.js';
+import { resolveSettings } from '../../src/config/settings.js';
+import { openQuietSupervisor } from '../../src/commands/supervised.js';
+import { startApi } from '../../src/api/server.js';
+import { http } from '../helpers/http.js';
 
 // Claude Code's own sessions on another host, in this machine's dashboard: the real newest
 // Claude Code runs background sessions on "the host" (an sshd of the test's own on a
@@ -40,8 +44,10 @@ let fake: FakeAnthropic | undefined;
 let claude: ClaudeBg | undefined;
 let model: HostsModel | undefined;
 let attached: Session | undefined;
+const closers: (() => unknown)[] = [];
 
 afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
   attached?.dispose();
   model?.close();
   if (claude) {
@@ -118,9 +124,23 @@ describe.skipIf(skip !== undefined)(claudeTitle("Claude Code's sessions on anoth
     const listed = JSON.parse(status.stdout).claudeSessions as { id: string; host: string; state: string }[];
     expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ id: idle, host: h.name, state: 'idle' }), expect.objectContaining({ id: asking, host: h.name, state: 'needs you' })]));
 
-    // 2. approve from here: the hook there hands Claude Code the answer; no stray message in the transcript
+    // the REST API of this dashboard lists them, each with its host, and acts on them
+    const { value: settings } = resolveSettings({ flags: { db: ws.db, root: [ws.root] }, env: ws.env, cwd: ws.dir });
+    const { store, supervisor } = openQuietSupervisor(settings);
+    closers.push(() => store.close(), () => supervisor.close());
+    const api = await startApi({ supervisor, store, settings, port: 0, token: 'tok', hosts: m });
+    closers.push(() => api.close());
+    const call = (method: string, path: string, body?: unknown) => http({ method, port: api.port, path, token: 'tok', ...(body ? { body } : {}) }, 120_000);
+    const fromApi = await call('GET', '/api/claude-sessions');
+    expect(fromApi.status).toBe(200);
+    expect(fromApi.json.sessions).toEqual(expect.arrayContaining([expect.objectContaining({ id: asking, host: h.name, state: 'needs you' }), expect.objectContaining({ id: idle, host: h.name, state: 'idle' })]));
+    expect((await call('GET', `/api/claude-sessions/${asking}`)).json).toMatchObject({ host: h.name, request: { kind: 'permission' } });
+
+    // 2. approve from here (the API): the hook there hands Claude Code the answer; no stray message in the transcript
     fake.push({ text: 'Wrote approved.txt.' });
-    expect(m.claude.answer(askingRow.key, { decision: 'allow' })).toMatchObject({ ok: true });
+    const answered = await call('POST', `/api/claude-sessions/${asking}/answer`, { decision: 'allow' });
+    expect(answered.status, answered.text).toBe(202);
+    expect(answered.json).toMatchObject({ host: h.name, answering: true });
     await waitFor(() => existsSync(join(proj, 'approved.txt')), 'approved.txt written on the host', 60_000, 250);
     await c.waitAgent(asking, (a) => a.status === 'idle', 'idle after the approved turn');
     await waitFor(() => notices.find((n) => n.text.startsWith('allowed')), 'the answer said', 30_000, 100);
@@ -154,8 +174,9 @@ describe.skipIf(skip !== undefined)(claudeTitle("Claude Code's sessions on anoth
     expect(m.claude.adopt(askingRow.key, { maxIterations: 3, timeoutMinutes: 10 })).toMatchObject({ ok: true });
     await rowState(asking, (r) => r.claude!.adopted?.maxIterations === 3, 'adopted there, its limits on the row', 60_000);
 
-    // 7. stop one; the row says so, and stays listed while Claude Code lists it
-    expect(await m.claude.stop(idleRow.key)).toMatchObject({ ok: true });
+    // 7. stop one (the API); the row says so, and stays listed while Claude Code lists it
+    const stopped = await call('POST', `/api/claude-sessions/${idle}/stop`, {});
+    expect(stopped.status, stopped.text).toBe(202);
     await rowState(idle, (r) => r.claude!.view.phase === 'stopped', 'stopped', 60_000);
     expect((await c.agents(true)).find((a) => a.id === idle)).toMatchObject({ state: 'stopped' });
 
