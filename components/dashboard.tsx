@@ -96,12 +96,18 @@ export const runDashboard: DashboardLauncher = async (ctx: CommandContext, opts 
       channels: settings.notify, write: (bytes) => stdout.write(bytes), now: Date.now, env: process.env, attached: attachedTo(supervisor),
     });
     // The dashboard owns the screen: a failed delivery is not printed over it.
-    wireExternalNotifier(supervisor, settings, () => {});
+    const external = wireExternalNotifier(supervisor, settings, () => {});
     supervisor.on('event', (e) => notifier.handle(e));
     // what other hosts' loops and Claude Code sessions need, as this machine's
     // (not the backlog the first look at a host brings: what happened before this dashboard is history)
     const since = Date.now() - REMOTE_NOTIFY_MARGIN_MS;
-    if (model instanceof HostsModel) model.remoteEvents.on('event', (e) => void (Date.parse(e.at) >= since && notifier.handle(e)));
+    if (model instanceof HostsModel) {
+      model.remoteEvents.on('event', (e) => {
+        if (Date.parse(e.at) < since) return;
+        notifier.handle(e);
+        external.handle(e);
+      });
+    }
     for (const s of opts.start ?? []) {
       const r = model.start(s.dir, s.options ?? {});
       if (!r.ok) problems.push(printable(r.message));

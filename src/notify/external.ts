@@ -68,7 +68,8 @@ export class ExternalNotifier {
     const n = this.gate.pass(event);
     if (!n) return undefined;
     const live = this.opts.live?.(event.taskDir);
-    const payload = payloadFor(event, n, { host: this.opts.host, ...(live ?? {}) });
+    // an event read from another host is that host's
+    const payload = payloadFor(event, n, { host: event.host ?? this.opts.host, ...(live ?? {}) });
     if (this.opts.command.length > 0) {
       const { command, env, commandTimeoutMs } = this.opts;
       this.launch(() => runNotifyCommand(command, payload, { env, ...(commandTimeoutMs ? { timeoutMs: commandTimeoutMs } : {}) }));

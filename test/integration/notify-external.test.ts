@@ -232,6 +232,11 @@ describe('ExternalNotifier', () => {
     expect(n.handle({ ...ended, kind: 'signal', detail: { iteration: 1 } })).toBeUndefined();
     expect(problems).toEqual([]);
 
+    // an event read from another host: that host's, by name
+    const remote = n.handle({ ...ended, taskDir: '/home/u/AiTasks/train', taskName: 'train', host: 'gpu' });
+    expect(remote).toMatchObject({ host: 'gpu', module: 'train', text: 'autodeck: gpu:train complete after 6 iterations' });
+    await n.drain();
+
     // a failed delivery is told, redacted
     const bad = new ExternalNotifier({ command: [], url: 'http://127.0.0.1:1/x?auth=tk_secret', host: 'box', now: () => now, env: process.env, onProblem: (m) => problems.push(m), post: { attempts: 1 } });
     bad.handle(ended);
