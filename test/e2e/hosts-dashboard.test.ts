@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmuxAvailable } from '../../src/sessions/tmuxServer.js';
 import { makeWorkspace, type Workspace } from '../helpers/workspace.js';
@@ -31,7 +32,10 @@ describe.skipIf(skip !== undefined)('the dashboard over ssh (tmux and a loopback
   let host: RemoteHost | undefined;
   const panes: DashboardPane[] = [];
 
+  const children: ChildProcess[] = [];
+
   afterEach(async () => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
     for (const p of panes.splice(0)) await p.kill();
     if (host) {
       endRemoteLoops(host);
@@ -102,6 +106,30 @@ describe.skipIf(skip !== undefined)('the dashboard over ssh (tmux and a loopback
     screen = await pane.waitScreen((s) => s.includes('Runs of alpha') && /■ stopped +\d+\/6\b/.test(s), 'the host\'s run in the history', 30_000);
     await pane.keys('Escape');
     await pane.waitScreen((s) => s.includes('MODULE'), 'the table again');
+  }, 180_000);
+
+  it("lists Claude Code's own sessions of the host (✻, HOST), shows one's screen and stops it through that host's autodeck", async () => {
+    const { pane, host, ws: w } = await open('claude');
+    // the host's Claude Code, played by a script on its login PATH: one background session waiting on a permission
+    const sleeper = spawn('sleep', ['600'], { stdio: 'ignore' });
+    children.push(sleeper);
+    const asked = join(w.dir, 'claude-calls.log');
+    const listing = JSON.stringify([{ pid: sleeper.pid, id: 'ab12cd34', sessionId: 'ab12cd34-0000-4000-8000-000000000001', cwd: join(host.home, 'src', 'app'), kind: 'background', name: 'fix the login', status: 'waiting', waitingFor: 'permission prompt', state: 'blocked' }]);
+    writeFileSync(join(w.dir, 'remote', 'bin', 'claude'), [
+      '#!/bin/sh', `echo "$*" >> '${asked}'`, 'case "$1" in', `  agents) echo '${listing}' ;;`, '  logs) echo "hello from the session on the host" ;;', 'esac', '',
+    ].join('\n'), { mode: 0o755 });
+    mkdirSync(join(host.home, '.claude', 'sessions'), { recursive: true });
+    writeFileSync(join(host.home, '.claude', 'sessions', `${sleeper.pid}.json`), JSON.stringify({ pid: sleeper.pid, status: 'waiting' }));
+    let screen = await pane.waitScreen((s) => /✻ fix the login +testbox +\? needs you +bg +permission/.test(s), "the host's session, with its host and what it needs", 60_000);
+    expect(screen.split('\n')[0]).toMatch(/1 Claude Code session/);
+    await pane.keys('j', 'j');
+    screen = await pane.waitScreen((s) => /^› ✻ fix the login/m.test(s) && s.includes('hello from the session on the host'), 'selected: its detail, its recent screen read over ssh', 30_000);
+    expect(screen).toContain(`folder ${join(host.home, 'src', 'app')}`);
+    await pane.keys('x');
+    await pane.waitScreen((s) => s.includes('claude stop: the session ends now'), 'the stop dialog');
+    await pane.keys('y');
+    await pane.waitScreen((s) => s.includes('stopped fix the login'), 'stopped, as the host said', 30_000);
+    expect(readFileSync(asked, 'utf8')).toMatch(/^stop ab12cd34$/m);
   }, 180_000);
 
   it('shows an unreachable host with its last loops stale and still answers keys; picks it up when it is back', async () => {
