@@ -61,6 +61,15 @@ export async function statusOfHosts(ctx: CommandContext): Promise<number> {
     line(ctx.stdout, printable(`${String(l.host)}  ${String(l.taskName)}  ${state}  ${String(l.iteration)}/${String(l.maxIterations)}  ${step}  ` +
       `${duration(Number(l.activeMs))}/${String(l.timeoutMinutes)}m  ${String(l.session)}`));
   }
+  // Claude Code's own sessions (a loop's agent is that loop's line), each with its host
+  const sessions = claudeSessions.filter((c) => c.loop === null || c.loop === undefined);
+  if (sessions.length > 0) line(ctx.stdout, '\nClaude Code sessions:');
+  for (const c of sessions) {
+    const id = String(c.id || String(c.sessionId).slice(0, 8));
+    line(ctx.stdout, printable(`${String(c.host)}  ${String(c.name || id)}  ${String(c.state)}  ${id}  ${String(c.cwd)}`));
+    const needs = c.needs as { text?: unknown } | null;
+    if (needs && typeof needs.text === 'string') line(ctx.stdout, `  ? ${printable(needs.text).slice(0, 200)}`);
+  }
   for (const h of hosts) if (h.state !== 'ok') line(ctx.stdout, printable(`${h.host}: ${h.state}: ${h.message ?? ''}`));
   return EXIT.ok;
 }

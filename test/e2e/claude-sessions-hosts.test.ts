@@ -123,6 +123,9 @@ describe.skipIf(skip !== undefined)(claudeTitle("Claude Code's sessions on anoth
     expect(status.code, status.stderr).toBe(0);
     const listed = JSON.parse(status.stdout).claudeSessions as { id: string; host: string; state: string }[];
     expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ id: idle, host: h.name, state: 'idle' }), expect.objectContaining({ id: asking, host: h.name, state: 'needs you' })]));
+    const text = await runCli(ws, ['status', '--host', h.name, '--ssh-command', h.sshCommand, '--no-local'], { env: { XDG_RUNTIME_DIR: runtime } });
+    expect(text.stdout.split('\n').find((l) => l.startsWith(`${h.name}  `) && l.endsWith(`  needs you  ${asking}  ${proj}`))).toBeDefined();
+    expect(text.stdout).toMatch(/^ {2}\? .*echo approved > approved\.txt/m);
 
     // the REST API of this dashboard lists them, each with its host, and acts on them
     const { value: settings } = resolveSettings({ flags: { db: ws.db, root: [ws.root] }, env: ws.env, cwd: ws.dir });
