@@ -105,10 +105,10 @@ export function claudeProgram(agent: readonly string[]): string {
  * `history`): nothing runs when Claude Code has no session files. Nothing is recorded,
  * unless `record` (a dashboard's look at this host over ssh: it watches on that host's behalf).
  */
-export async function readClaudeSessions(store: Store, program: string, env: NodeJS.ProcessEnv = process.env, opts: { record?: boolean } = {}): Promise<{ entries: readonly ClaudeEntry[]; note: string }> {
+export async function readClaudeSessions(store: Store, program: string, env: NodeJS.ProcessEnv = process.env, opts: { record?: boolean; listTimeoutMs?: number } = {}): Promise<{ entries: readonly ClaudeEntry[]; note: string }> {
   const loopPids = new Map<number, string>();
   for (const row of store.loops.list()) if (row.agentPid !== null) loopPids.set(row.agentPid, row.taskDir);
-  const watch = new ClaudeWatch({ store, program, env, record: opts.record ?? false, loopPids: () => loopPids });
+  const watch = new ClaudeWatch({ store, program, env, record: opts.record ?? false, loopPids: () => loopPids, ...(opts.listTimeoutMs !== undefined ? { listTimeoutMs: opts.listTimeoutMs } : {}) });
   try {
     await watch.lookOnce();
     const snap = watch.snapshot();

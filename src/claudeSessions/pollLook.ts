@@ -59,7 +59,19 @@ function databasePart(store: Store): string {
   return JSON.stringify([open, adopted, loops]);
 }
 
-export async function claudePollJson(store: Store, agent: readonly string[], since: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<ClaudePollJson> {
+/**
+ * How long `claude agents` may take in a dashboard's look: well inside the look's own
+ * deadline, so a Claude Code that hangs there never makes the host look unreachable.
+ */
+export const POLL_LIST_TIMEOUT_MS = 8_000;
+/** After a listing failed, the looks in this time do not ask Claude Code again (the reader keeps its rows, and the note). */
+export const FAILED_LIST_PAUSE_MS = 60_000;
+
+/** A token after a failed listing: its digest says when, so the next looks can wait. */
+const failedDigest = (now: number): string => `ffff${Math.floor(now / 1000).toString(16).padStart(12, '0')}`;
+const failedAt = (digest: string): number | undefined => (digest.startsWith('ffff') ? Number.parseInt(digest.slice(4), 16) * 1000 : undefined);
+
+export async function claudePollJson(store: Store, agent: readonly string[], since: string | undefined, env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<ClaudePollJson> {
   const configDir = claudeConfigDir(env);
   const folders = sessionFolders(configDir);
   const db = databasePart(store);
@@ -67,17 +79,20 @@ export async function claudePollJson(store: Store, agent: readonly string[], sin
   if (previous && digestOf([folders, watchedFingerprint(configDir, previous.jobs, previous.pids), db]) === previous.digest) {
     return { claudeUnchanged: true, claudeToken: since! };
   }
+  // the last listing failed a moment ago: not again yet (a Claude Code that hangs or breaks costs one try a minute)
+  const failed = previous ? failedAt(previous.digest) : undefined;
+  if (failed !== undefined && now() - failed < FAILED_LIST_PAUSE_MS && now() >= failed) return { claudeUnchanged: true, claudeToken: since! };
   // Claude Code has no session files: nothing to ask (and nothing runs)
   if (folders === '') return { claudeSessions: [], claudeToken: claudeToken(digestOf([folders, '', db]), [], []) };
   // (the listing's code loads only when there is something to list: a quiet look stays a few stats)
   const { claudeProgram, claudeSessionJson, readClaudeSessions } = await import('./json.js');
-  const { entries, note } = await readClaudeSessions(store, claudeProgram(agent), env, { record: true });
+  const { entries, note } = await readClaudeSessions(store, claudeProgram(agent), env, { record: true, listTimeoutMs: POLL_LIST_TIMEOUT_MS });
   const live = entries.filter((e) => e.view.live).map((e) => e.session);
   const jobs = live.map((s) => s.id).filter((id) => /^[A-Za-z0-9_-]{1,64}$/.test(id));
   const pids = live.flatMap((s) => (s.pid !== undefined && Number.isSafeInteger(s.pid) && s.pid > 0 ? [s.pid] : []));
   // the folders as they were before asking: a change during the call is looked at next time;
-  // after a failed look, a digest no look matches (the next one asks again)
-  const digest = note ? 'f'.repeat(16) : digestOf([folders, watchedFingerprint(configDir, jobs, pids), databasePart(store)]);
-  const now = Date.now();
-  return { claudeSessions: entries.map((e) => claudeSessionJson(e, now)), ...(note ? { claudeNote: note } : {}), claudeToken: claudeToken(digest, jobs, pids) };
+  // after a failed look, a digest no look matches, saying when (the next ones wait a while)
+  const at = now();
+  const digest = note ? failedDigest(at) : digestOf([folders, watchedFingerprint(configDir, jobs, pids), databasePart(store)]);
+  return { claudeSessions: entries.map((e) => claudeSessionJson(e, at)), ...(note ? { claudeNote: note } : {}), claudeToken: claudeToken(digest, jobs, pids) };
 }

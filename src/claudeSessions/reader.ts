@@ -40,6 +40,8 @@ export interface ListOptions {
   configDir: string;
   env: NodeJS.ProcessEnv;
   run?: RunProgram;
+  /** How long the call may take; default LIST_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 /** The sessions Claude Code lists now; throws one line when it could not say. */
@@ -47,7 +49,7 @@ export async function listClaudeSessions(opts: ListOptions): Promise<{ sessions:
   const run = opts.run ?? runProgram;
   let result: CommandResult;
   try {
-    result = await run(opts.program, ['agents', '--json', '--all'], { env: opts.env, timeoutMs: LIST_TIMEOUT_MS });
+    result = await run(opts.program, ['agents', '--json', '--all'], { env: opts.env, timeoutMs: opts.timeoutMs ?? LIST_TIMEOUT_MS });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new Error(code === 'ENOENT' ? `${opts.program} is not installed (not found on PATH)` : `${opts.program} agents --json: ${(err as Error).message.split('\n')[0]}`);

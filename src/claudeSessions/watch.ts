@@ -56,6 +56,8 @@ export interface ClaudeWatchOptions {
   loopPids?: () => ReadonlyMap<number, string>;
   /** Record changes as events (false: a one-shot look by `status`). Default true. */
   record?: boolean;
+  /** How long `claude agents` may take; default LIST_TIMEOUT_MS. */
+  listTimeoutMs?: number;
 }
 
 const isLiveSession = (s: ClaudeSession): boolean => s.pid !== undefined || s.status !== undefined;
@@ -179,7 +181,10 @@ export class ClaudeWatch extends EventEmitter<{ change: []; event: [LoopEvent] }
     const folders = sessionFolders(this.configDir);
     this.inFlight = (async () => {
       try {
-        const listed = await listClaudeSessions({ program: this.opts.program, configDir: this.configDir, env: this.env, ...(this.opts.run ? { run: this.opts.run } : {}) });
+        const listed = await listClaudeSessions({
+          program: this.opts.program, configDir: this.configDir, env: this.env, ...(this.opts.run ? { run: this.opts.run } : {}),
+          ...(this.opts.listTimeoutMs !== undefined ? { timeoutMs: this.opts.listTimeoutMs } : {}),
+        });
         this.sessions = listed.sessions;
         this.note = '';
       } catch (err) {

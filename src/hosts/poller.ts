@@ -206,8 +206,10 @@ export class HostPoller extends EventEmitter<{ change: []; events: [LoopEvent[]]
     if (claude) {
       this.claudeToken = claude.token || undefined;
       const before = this.snap.status?.claude;
-      // unchanged there: the sessions of the look before stand
+      // unchanged there: the sessions of the look before stand; so do they when the listing
+      // there failed (its note says why): a row never goes while Claude Code may still list it
       if (claude.unchanged) status = { ...given, claude: before ? { ...before, token: claude.token, unchanged: false } : undefined };
+      else if (claude.note && before) status = { ...given, claude: { ...before, note: claude.note, token: claude.token, unchanged: false } };
       else this.claudeListedAt = answered;
       if (claude.unchanged && !before) this.claudeToken = undefined;
     }

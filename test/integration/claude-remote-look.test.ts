@@ -26,7 +26,7 @@ interface Setup {
   config: string;
   calls: () => string[];
   list: (entries: unknown[]) => void;
-  look: (since?: string) => Promise<{ claudeSessions?: Record<string, unknown>[]; claudeUnchanged?: true; claudeToken: string; events: { kind: string; taskDir: string }[] }>;
+  look: (since?: string) => Promise<{ claudeSessions?: Record<string, unknown>[]; claudeUnchanged?: true; claudeNote?: string; claudeToken: string; events: { kind: string; taskDir: string }[] }>;
 }
 
 function setup(w: Workspace): Setup {
@@ -119,6 +119,17 @@ describe("a dashboard's look at this host's Claude Code sessions", () => {
 
     // a token that is not one: a full look, no error
     expect((await s.look('c1.;rm -rf ~')).claudeSessions).toHaveLength(1);
+    // Claude Code failing there: said, and not asked again for a minute (a hang costs one try, not every look)
+    const failing = s.calls().length;
+    writeFileSync(join(ws.dir, 'bin', 'claude'), '#!/bin/sh\necho "$*" >> ' + `'${join(ws.dir, 'calls.log')}'` + '\necho broken >&2\nexit 1\n', { mode: 0o755 });
+    utimesSync(join(s.config, 'jobs'), new Date(Date.now() + 9000), new Date(Date.now() + 9000));
+    look = await s.look(look.claudeToken);
+    expect(look.claudeNote).toMatch(/exited 1: broken/);
+    expect(s.calls().length).toBe(failing + 1);
+    utimesSync(join(s.config, 'jobs'), new Date(Date.now() + 19000), new Date(Date.now() + 19000));
+    expect(await s.look(look.claudeToken)).toMatchObject({ claudeUnchanged: true });
+    expect(s.calls().length).toBe(failing + 1);
+
     const bad = await runCli(ws, ['status', '--json', '--claude-since', 'x', '--db', ws.db], { env: s.env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--claude-since goes with --claude');

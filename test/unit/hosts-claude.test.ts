@@ -142,6 +142,22 @@ describe('a poller of a host with Claude Code sessions', () => {
     p.close();
   });
 
+  it('a listing that failed there keeps the rows it had, with the reason', async () => {
+    vi.useFakeTimers();
+    const fake = fakeCall([
+      ok(status({ claudeSessions: [session()], claudeToken: 'c1.0123456789abcdef.aaaa1111.321' })),
+      ok(status({ claudeSessions: [], claudeNote: 'claude agents --json exited 1: broken', claudeToken: 'c1.ffff000000000001..' })),
+    ]);
+    const p = new HostPoller({ label: 'gpu', destination: 'gpu' }, { ssh: SSH, baseMs: 1000, localVersion: '0.1.0', call: fake.call, system: NO_FILES });
+    p.start();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(p.snapshot.status?.claude?.sessions.map((s) => s.session.key)).toEqual(['aaaa-1111']);
+    expect(p.snapshot.status?.claude?.note).toBe('claude agents --json exited 1: broken');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fake.lines.at(-1)).toMatch(/--claude-since c1\.ffff000000000001\.\.$/);
+    p.close();
+  });
+
   it('an autodeck there that does not know --claude: said once, and its loops read without it', async () => {
     vi.useFakeTimers();
     const fake = fakeCall([
