@@ -279,7 +279,7 @@ export function App({ initial, onState, onAttach, onQuit, title = 'autodeck', fo
         {main}
       </Box>
       {overlay.kind === 'filter'
-        ? <FilterBar initial={ui.filter} onChange={(text) => dispatch({ type: 'filter', text })} onDone={(keep) => {
+        ? <FilterBar initial={ui.filter} onChange={(text) => dispatch({ type: 'filterTyped', text })} onDone={(keep) => {
             if (!keep) dispatch({ type: 'filter', text: '' });
             dispatch({ type: 'close' });
           }} />

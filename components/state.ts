@@ -37,6 +37,8 @@ export type UiAction =
   | { type: 'open'; overlay: Overlay }
   | { type: 'close' }
   | { type: 'filter'; text: string }
+  /** What the filter line holds as it is typed: only while it is open (a late change after Esc is not a filter). */
+  | { type: 'filterTyped'; text: string }
   | { type: 'toggleDetail'; shownNow: boolean }
   | { type: 'message'; message: Message | undefined };
 
@@ -50,6 +52,8 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
       return { ...state, overlay: { kind: 'none' } };
     case 'filter':
       return { ...state, filter: action.text };
+    case 'filterTyped':
+      return state.overlay.kind === 'filter' ? { ...state, filter: action.text } : state;
     case 'toggleDetail':
       return { ...state, detail: !action.shownNow };
     case 'message':

@@ -83,7 +83,7 @@ describe('the dashboard over several hosts', () => {
     expect(['eval', 'idle'].every((n) => line(f, n) !== '')).toBe(true);
     expect(line(f, 'build')).toBe('');
     await app.type(' tra');
-    f = await app.waitForFrame((x) => line(x, 'eval') === '', 'gpu\'s train alone');
+    f = await app.waitForFrame((x) => line(x, 'eval') === '' && x.includes('/ @gp tra'), 'gpu\'s train alone, all of it typed');
     expect(line(f, 'train')).not.toBe('');
     await app.type(KEYS.escape);
     // cleared before the next '/': an Esc and a key in one read would be one Alt key
