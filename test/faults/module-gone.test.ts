@@ -27,7 +27,8 @@ for (const change of ['removed', 'removed and recreated', 'renamed'] as Change[]
       const copy = join(mkdtempSync(join(ws.dir, 'keep-')), 'moving');
       cpSync(dir, copy, { recursive: true });
       if (change === 'renamed') renameSync(dir, `${dir}-renamed`);
-      else rmSync(dir, { recursive: true, force: true, maxRetries: 10 }); // the agent may be writing into it
+      // the agent may be writing into it meanwhile (a new status file): removed whole, however long that takes
+      else await waitFor(() => (rmSync(dir, { recursive: true, force: true }), true), 'the module folder removed under its writing agent', 20_000, 10);
       if (change === 'removed and recreated') cpSync(copy, dir, { recursive: true });
       const code = await Promise.race([run.exited, new Promise<number>((r) => setTimeout(() => r(-1), 60_000))]);
       if (code === -1) run.child.kill('SIGKILL');
