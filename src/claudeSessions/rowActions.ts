@@ -57,6 +57,12 @@ export function renderScreen(raw: string, cols = LOG_COLS, rows = LOG_ROWS): Pro
   });
 }
 
+/** `claude logs <id>`: the session's recent raw output, drawn as text lines (none of its escape sequences pass); no lines when it failed. */
+export async function sessionScreen(program: string, shortId: string, env: NodeJS.ProcessEnv): Promise<{ code: number; lines: string[] }> {
+  const r = await runProgram(program, ['logs', shortId], { env, timeoutMs: 10_000 });
+  return { code: r.code, lines: r.code === 0 ? await renderScreen(r.stdout) : [] };
+}
+
 export function claudeRowActions(service: ClaudeService, env: NodeJS.ProcessEnv = process.env): ClaudeRowActions {
   const id = (key: string): string => key.slice(CLAUDE_ROW_PREFIX.length);
   return {
@@ -106,8 +112,7 @@ export function claudeRowActions(service: ClaudeService, env: NodeJS.ProcessEnv 
       const e = service.find(id(key));
       if (!e?.session.id) return [];
       try {
-        const r = await runProgram(service.program, ['logs', e.session.id], { env, timeoutMs: 10_000 });
-        return r.code === 0 ? renderScreen(r.stdout) : [];
+        return (await sessionScreen(service.program, e.session.id, env)).lines;
       } catch {
         return [];
       }

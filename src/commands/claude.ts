@@ -6,8 +6,7 @@ import { claudeProgram, claudeSessionJson, readClaudeSessions } from '../claudeS
 import { ActionError, attachArgv, removeSession, sendPrompt, stopSession, type ActionContext } from '../claudeSessions/actions.js';
 import { ClaudeRequestStore } from '../claudeSessions/requests.js';
 import { answerOpenRequest } from '../claudeSessions/service.js';
-import { runProgram } from '../claudeSessions/reader.js';
-import { renderScreen } from '../claudeSessions/rowActions.js';
+import { sessionScreen } from '../claudeSessions/rowActions.js';
 import type { ClaudeEntry } from '../claudeSessions/watch.js';
 import { childProcess } from '../lazy.js';
 
@@ -96,9 +95,9 @@ async function act(ctx: CommandContext, action: Exclude<Action, 'list'>, e: Clau
     case 'logs': {
       // drawn by an emulator into text: none of the session's escape sequences reach this terminal
       if (!e.session.id) throw new ActionError('refused', `${name}: an interactive session has no log of its own; look at its terminal`);
-      const r = await runProgram(actions.program, ['logs', e.session.id], { env: actions.env, timeoutMs: 10_000 });
-      if (r.code !== 0) throw new ActionError('failed', `claude logs ${e.session.id} exited ${r.code}`);
-      for (const l of await renderScreen(r.stdout)) line(ctx.stdout, printable(l));
+      const { code, lines } = await sessionScreen(actions.program, e.session.id, actions.env);
+      if (code !== 0) throw new ActionError('failed', `claude logs ${e.session.id} exited ${code}`);
+      for (const l of lines) line(ctx.stdout, printable(l));
       return EXIT.ok;
     }
     case 'attach': {

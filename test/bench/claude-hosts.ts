@@ -13,8 +13,7 @@
  *  - how many of ten quiet looks after that asked Claude Code there (the target: 0).
  * Exit 0 every target met; 1 a target missed; 2 the bench could not run.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLAUDE_CODE_NEWEST } from '../../src/agents/claudeVersion.js';
@@ -28,6 +27,7 @@ import { SSH_DEFAULTS, type SshConfig } from '../../src/hosts/ssh.js';
 import { emptyLocal } from '../helpers/hostsModel.js';
 import { sshdAvailable, startRemoteHost, type RemoteHost } from '../helpers/sshd.js';
 import { median } from './stats.js';
+import { standIn } from './proc.js';
 import { machine, progress, sleep } from './report.js';
 
 const POLL_MS = 2000;
@@ -150,14 +150,6 @@ async function measure(host: RemoteHost, bin: string): Promise<number> {
   } finally {
     model.close();
   }
-}
-
-/** A process to stand for a session (Claude Code checks the pid and its start time). */
-function standIn(): { pid: number; procStart: string; kill: () => void } {
-  const child = spawn('sleep', ['600'], { stdio: 'ignore' });
-  const pid = child.pid!;
-  const procStart = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]!;
-  return { pid, procStart, kill: () => child.kill('SIGKILL') };
 }
 
 /** The session file Claude Code keeps for a running session; its path. */

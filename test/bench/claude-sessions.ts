@@ -10,9 +10,9 @@
  *    and how many times Claude Code is asked over ten quiet ticks after that (the target: 0).
  * Exit 0; 1 when a change took longer than 3 s or a quiet tick asked; 2 when a measurement failed.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../src/store/index.js';
@@ -20,6 +20,7 @@ import { ClaudeWatch } from '../../src/claudeSessions/watch.js';
 import { runProgram } from '../../src/claudeSessions/reader.js';
 import { TICK_MS } from '../../src/supervisor/tick.js';
 import { CLAUDE_CODE_NEWEST } from '../../src/agents/claudeVersion.js';
+import { standIn } from './proc.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'autodeck-bench-claude-'));
 const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
@@ -82,13 +83,6 @@ async function main(): Promise<void> {
   }
 }
 
-/** A process to stand for a session (Claude Code checks the pid and its start time). */
-function standIn(): { pid: number; procStart: string; kill: () => void } {
-  const child = spawn('sleep', ['600'], { stdio: 'ignore' });
-  const pid = child.pid!;
-  const procStart = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]!;
-  return { pid, procStart, kill: () => child.kill('SIGKILL') };
-}
 
 /**
  * Sessions appear, change status and end (their files written as Claude Code writes them,

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /** Kernel clock ticks per second, the unit of utime/stime in /proc/PID/stat. */
@@ -41,4 +41,12 @@ export function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A process to stand for a session (Claude Code checks the pid and its start time). */
+export function standIn(): { pid: number; procStart: string; kill: () => void } {
+  const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+  const pid = child.pid!;
+  const procStart = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]!;
+  return { pid, procStart, kill: () => child.kill('SIGKILL') };
 }
